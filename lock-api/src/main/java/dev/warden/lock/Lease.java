@@ -1,0 +1,59 @@
+package dev.warden.lock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+
+/**
+ * Proof of holding a lock, until it is released or lost. A lease is a value: it may be handed to
+ * another thread and released there.
+ *
+ * <p>Validity is a deadline on the local monotonic clock, counted from when the acquire or the
+ * last successful renewal was <em>sent</em>, less an allowance for clock drift, so the holder
+ * stops believing it holds the lock no later than the server lets it expire. While the lease is
+ * held a keeper renews it every TTL/3; when renewal finds another owner or the deadline passes,
+ * the lease turns invalid and its listeners are told at once.
+ *
+ * <p>Each acquisition returns its own lease object; for a reentrant acquisition the objects share
+ * the lock, its token and its validity, and the lock is released on the server when the last of
+ * them is released.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The lock name. */
+    String name();
+
+    /**
+     * The fencing token: strictly increasing with each grant of this name, across all clients.
+     * Pass it to the guarded resource so it can reject writes from a holder that was superseded.
+     */
+    long fencingToken();
+
+    /** Whether the holder may still rely on the lease. */
+    boolean isValid();
+
+    /** Time left until the local validity deadline; zero once invalid. */
+    Duration remaining();
+
+    /** The wall-clock estimate of the validity deadline (the monotonic deadline is what counts). */
+    Instant expiresAt();
+
+    /**
+     * Registers a listener told once when this lease is lost (never on an orderly release). Runs
+     * on Warden's event thread; a listener added after the loss runs immediately there.
+     */
+    void onLost(Consumer<LeaseLost> listener);
+
+    /**
+     * Releases this hold. Idempotent. The server-side lock is removed with a compare-and-delete on
+     * this lease's token, so a lost lease never removes a newer holder's lock.
+     *
+     * @throws LockException with {@link LockException.Reason#UNAVAILABLE} when the server could not
+     *         confirm the release; the lock then expires after its TTL, as renewal has stopped
+     */
+    ReleaseOutcome release();
+
+    /** Same as {@link #release()}; a lost lease is logged at warning level. */
+    @Override
+    void close();
+}

@@ -1,0 +1,58 @@
+package dev.warden.lock;
+
+import java.util.Objects;
+
+/**
+ * The one unchecked exception Warden throws for lock failures. The {@link Reason} says what went
+ * wrong without parsing messages. When it wraps an {@link InterruptedException} the thread's
+ * interrupt flag has been restored.
+ */
+public class LockException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Why a lock operation failed. */
+    public enum Reason {
+        /** The configuration is invalid; the message lists every problem. */
+        CONFIGURATION,
+        /** No provider on the class path serves the configured backend. */
+        NO_PROVIDER,
+        /** More than one provider serves the configured backend. */
+        AMBIGUOUS_PROVIDER,
+        /** The backend could not be reached or did not answer in time. */
+        UNAVAILABLE,
+        /** A wait for the lock ran out (asynchronous acquire with a wait). */
+        TIMEOUT,
+        /** The waiting thread was interrupted; nothing is left held on the server. */
+        INTERRUPTED,
+        /** The acquisition was cancelled; nothing is left held on the server. */
+        CANCELLED,
+        /** The client is closed. */
+        CLOSED,
+        /** The backend answered with something Warden does not understand. */
+        PROTOCOL
+    }
+
+    private final Reason reason;
+
+    public LockException(Reason reason, String message) {
+        this(reason, message, null);
+    }
+
+    public LockException(Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.reason = Objects.requireNonNull(reason, "reason");
+    }
+
+    /**
+     * Wraps an interruption: restores the interrupt flag so callers up the stack still see it.
+     */
+    public static LockException interrupted(String message, InterruptedException cause) {
+        Thread.currentThread().interrupt();
+        return new LockException(Reason.INTERRUPTED, message, cause);
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+}

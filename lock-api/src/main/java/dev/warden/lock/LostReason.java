@@ -1,0 +1,13 @@
+package dev.warden.lock;
+
+/** Why a lease stopped being valid before it was released. */
+public enum LostReason {
+    /** The lease's deadline passed without a successful renewal (server paused, holder cut off). */
+    EXPIRED,
+    /** A renewal found that the lock is no longer this lease's (deleted or taken by another owner). */
+    NOT_OWNER,
+    /** The backend session that carried the lease ended (etcd lease revoked, ZooKeeper session lost). */
+    SESSION_LOST,
+    /** The client was closed while the lease was held and the release could not be confirmed. */
+    CLIENT_CLOSED
+}
