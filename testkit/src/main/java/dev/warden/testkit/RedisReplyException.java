@@ -9,7 +9,11 @@ public class RedisReplyException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    /** @param message the error line as the server sent it, without the leading {@code -} */
+    /**
+     * An error reply.
+     *
+     * @param message the error line as the server sent it, without the leading {@code -}
+     */
     public RedisReplyException(String message) {
         super(message);
     }

@@ -39,18 +39,22 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync() {
-        return client.startAcquisition(name, 0, false, null).result.thenApply(LeaseHandle::new);
+        return leaseOf(client.startAcquisition(name, 0, false, null));
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        Acquisition a = client.startAcquisition(name, Durations.toNanosSaturated(wait), true, null);
+        return leaseOf(client.startAcquisition(name, Durations.toNanosSaturated(wait), true, null));
+    }
+
+    private static CompletableFuture<Lease> leaseOf(Acquisition a) {
         CompletableFuture<Lease> lease = a.result.thenApply(LeaseHandle::new);
-        // Cancelling what the caller holds must reach the acquisition.
+        // Cancelling the future the caller holds must reach the acquisition.
         lease.whenComplete((l, e) -> {
-            if (lease.isCancelled()) {
-                a.result.cancel(false);
+            if (lease.isCancelled() && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
+                // Granted as the caller cancelled: nobody will ever see this lease.
+                a.result.join().releaseAll();
             }
         });
         return lease;

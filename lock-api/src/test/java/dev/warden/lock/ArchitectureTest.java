@@ -1,0 +1,40 @@
+package dev.warden.lock;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+class ArchitectureTest {
+
+    private final JavaClasses api = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.warden.lock");
+
+    @Test
+    @DisplayName("lock-api knows no backend and no server client library")
+    void knowsNoBackend() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.warden.lock.redis..",
+                        "dev.warden.lock.etcd..", "dev.warden.lock.zookeeper..", "io.lettuce..", "io.etcd..",
+                        "org.apache.curator..", "org.apache.zookeeper..", "io.netty..", "io.grpc..")
+                .check(api);
+    }
+
+    @Test
+    @DisplayName("the SPI does not reach into the implementation")
+    void spiStandsAlone() {
+        noClasses().that().resideInAPackage("dev.warden.lock.spi..")
+                .should().dependOnClassesThat().resideInAPackage("dev.warden.lock.internal..")
+                .check(api);
+    }
+
+    @Test
+    @DisplayName("no package cycles")
+    void noCycles() {
+        slices().matching("dev.warden.lock.(*)..").should().beFreeOfCycles().check(api);
+    }
+}

@@ -1,0 +1,118 @@
+package dev.warden.lock.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.LockProvider;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ClientFactoryTest {
+
+    /** A provider that only answers configuration questions; it never connects. */
+    private record Named(String backend, Set<String> optionNames, Duration ttlGranularity) implements LockProvider {
+        Named(String backend) {
+            this(backend, Set.of("client-name"), Duration.ofMillis(1));
+        }
+
+        @Override
+        public List<String> validate(LockConfig config) {
+            return config.endpoints().stream().filter(e -> !e.startsWith(backend + "://"))
+                    .map(e -> "endpoint " + e + " is not a " + backend + " URI").toList();
+        }
+
+        @Override
+        public LockDriver open(LockConfig config) {
+            throw new AssertionError("not connecting in a unit test");
+        }
+    }
+
+    private static LockException configError(Map<String, ?> settings, LockProvider... providers) {
+        try {
+            ClientFactory.resolve(settings, List.of(providers));
+        } catch (LockException e) {
+            return e;
+        }
+        throw new AssertionError("expected a configuration error");
+    }
+
+    @Test
+    @DisplayName("valid settings resolve with defaults")
+    void defaults() {
+        var r = ClientFactory.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "other.key", "ignored"), List.of(new Named("redis"), new Named("etcd")));
+        assertThat(r.config().namespace()).isEqualTo("warden");
+        assertThat(r.config().ttl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(r.config().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(r.config().endpoints()).containsExactly("redis://h:1");
+        assertThat(r.provider().backend()).isEqualTo("redis");
+    }
+
+    @Test
+    @DisplayName("every problem is reported in one message")
+    void allProblemsAtOnce() {
+        LockException e = configError(Map.of("warden.lock.backend", "redis", "warden.lock.ttl", "-3s",
+                "warden.lock.namespace", "a b", "warden.lock.request-timeout", "soon", "warden.lock.tll", "1s",
+                "warden.lock.redis.colour", "blue"), new Named("redis"));
+        assertThat(e.reason()).isEqualTo(LockException.Reason.CONFIGURATION);
+        assertThat(e.getMessage()).contains("endpoints is required", "ttl", "namespace 'a b'", "request-timeout",
+                "unknown setting warden.lock.tll", "unknown setting warden.lock.redis.colour", "client-name");
+    }
+
+    @Test
+    @DisplayName("backend validation runs once the common settings are valid")
+    void providerValidation() {
+        LockException e = configError(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "http://x"),
+                new Named("redis"));
+        assertThat(e.getMessage()).contains("endpoint http://x is not a redis URI");
+    }
+
+    @Test
+    @DisplayName("no provider, or two, is an error naming what was found")
+    void providerLookup() {
+        Map<String, String> s = Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints", "zk://h:1");
+        LockException none = configError(s, new Named("redis"));
+        assertThat(none.reason()).isEqualTo(LockException.Reason.NO_PROVIDER);
+        assertThat(none.getMessage()).contains("zookeeper", "found: redis");
+        LockException two = configError(s, new Named("zookeeper"), new Named("zookeeper"));
+        assertThat(two.reason()).isEqualTo(LockException.Reason.AMBIGUOUS_PROVIDER);
+    }
+
+    @Test
+    @DisplayName("a TTL finer than the backend's granularity is refused")
+    void granularity() {
+        LockException e = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.ttl", "1500ms"), new Named("etcd", Set.of(), Duration.ofSeconds(1)));
+        assertThat(e.getMessage()).contains("multiple of PT1S");
+    }
+
+    @Test
+    @DisplayName("the URI form names backend, endpoints and settings")
+    void uriForm() {
+        Map<String, String> s = ClientFactory.settingsFromUri(URI.create("etcd://a:2379,b:2379?ttl=10s&namespace=billing"));
+        assertThat(s).containsEntry("warden.lock.backend", "etcd")
+                .containsEntry("warden.lock.endpoints", "etcd://a:2379,etcd://b:2379")
+                .containsEntry("warden.lock.ttl", "10s")
+                .containsEntry("warden.lock.namespace", "billing");
+        assertThatThrownBy(() -> ClientFactory.settingsFromUri(URI.create("redis:nothing")))
+                .isInstanceOf(LockException.class);
+    }
+
+    @Test
+    @DisplayName("durations read in short and ISO forms")
+    void durations() {
+        assertThat(Durations.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(Durations.parse("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(Durations.parse("PT1.5S")).isEqualTo(Duration.ofMillis(1500));
+        assertThatThrownBy(() -> Durations.parse("1.5s")).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.warden.lock.tck;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Records every grant, renewal check, release and loss of a run, with its token, and checks the
+ * whole run afterwards: for each lock name, the intervals during which a holder could rely on its
+ * lease never overlap, and tokens strictly increase in grant order.
+ *
+ * <p>A holder's interval starts when its acquire returned and ends when it began to release, or,
+ * for a lost lease, at the last moment the lease said it was valid. Timestamps come from one
+ * monotonic clock in this JVM, so histories of several clients in one test compare directly.
+ */
+public final class LockHistory {
+
+    /** What happened. */
+    public enum Kind { GRANT, RELEASE, LOST }
+
+    /** One recorded event; {@code holder} tells holders apart (e.g. client and thread). */
+    public record Event(Kind kind, String name, long token, String holder, long nanos) {
+    }
+
+    private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+    private final long originNanos = System.nanoTime();
+    private final Instant origin = Instant.now();
+
+    public void granted(String name, long token, String holder) {
+        events.add(new Event(Kind.GRANT, name, token, holder, System.nanoTime()));
+    }
+
+    /** Call just before releasing: from here on the holder no longer relies on the lock. */
+    public void releasing(String name, long token, String holder) {
+        events.add(new Event(Kind.RELEASE, name, token, holder, System.nanoTime()));
+    }
+
+    /** A loss, ending the holder's interval at the lease's last valid moment. */
+    public void lost(String name, long token, String holder, Instant lastValidAt) {
+        long nanos = originNanos + java.time.Duration.between(origin, lastValidAt).toNanos();
+        events.add(new Event(Kind.LOST, name, token, holder, nanos));
+    }
+
+    public List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    public int grants() {
+        return (int) events.stream().filter(e -> e.kind() == Kind.GRANT).count();
+    }
+
+    /** Every violation of mutual exclusion or token order found in the run; empty when it is clean. */
+    public List<String> violations() {
+        List<String> problems = new ArrayList<>();
+        Map<String, List<Interval>> byName = new HashMap<>();
+        Map<String, Interval> open = new HashMap<>();
+        List<Event> sorted = new ArrayList<>(events);
+        sorted.sort(Comparator.comparingLong(Event::nanos));
+        for (Event e : sorted) {
+            String key = e.name() + "\u0000" + e.token();
+            switch (e.kind()) {
+                case GRANT -> {
+                    Interval i = new Interval(e.name(), e.token(), e.holder(), e.nanos());
+                    if (open.put(key, i) != null) {
+                        problems.add("token " + e.token() + " of '" + e.name() + "' was granted twice");
+                    }
+                    byName.computeIfAbsent(e.name(), n -> new ArrayList<>()).add(i);
+                }
+                case RELEASE, LOST -> {
+                    Interval i = open.remove(key);
+                    if (i != null) {
+                        i.end = Math.min(i.end, e.nanos());
+                    }
+                }
+            }
+        }
+        for (List<Interval> intervals : byName.values()) {
+            intervals.sort(Comparator.comparingLong(i -> i.start));
+            for (int k = 1; k < intervals.size(); k++) {
+                Interval before = intervals.get(k - 1);
+                Interval after = intervals.get(k);
+                if (after.token <= before.token) {
+                    problems.add("token order: '" + after.name + "' granted token " + after.token + " to " + after.holder
+                            + " after token " + before.token + " to " + before.holder);
+                }
+                if (after.start < before.end) {
+                    problems.add("overlap: '" + after.name + "' held by " + before.holder + " (token " + before.token
+                            + ") until +" + (before.end - after.start) / 1_000 + " us after " + after.holder
+                            + " (token " + after.token + ") was granted");
+                }
+            }
+        }
+        return problems;
+    }
+
+    private static final class Interval {
+        final String name;
+        final long token;
+        final String holder;
+        final long start;
+        long end = Long.MAX_VALUE;
+
+        Interval(String name, long token, String holder, long start) {
+            this.name = name;
+            this.token = token;
+            this.holder = holder;
+            this.start = start;
+        }
+    }
+}

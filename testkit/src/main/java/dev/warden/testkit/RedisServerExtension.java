@@ -1,0 +1,101 @@
+package dev.warden.testkit;
+
+import java.util.Objects;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Gives a test class its own {@link RedisServer}: started before all tests, stopped after them.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final RedisServerExtension redis = new RedisServerExtension(RedisServer.builder().appendOnly(true));
+ * }</pre>
+ *
+ * <p>Register it on a {@code static} field (or with {@code @ExtendWith}); the server is available
+ * from {@link #server()} and as a {@link RedisServer} parameter of test methods and constructors.
+ * {@code @Nested} classes share the enclosing class's server.
+ *
+ * <p>Before each test the server is healed: resumed if a previous test left it paused, restarted if
+ * a previous test killed it. A fault test that fails half-way therefore does not fail the tests after
+ * it. Data is not flushed between tests; use distinct keys.
+ */
+public final class RedisServerExtension
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
+
+    private final RedisServer.Builder builder;
+    private RedisServer server;
+    private String ownerId;
+
+    /** A server with default options. */
+    public RedisServerExtension() {
+        this(RedisServer.builder());
+    }
+
+    /** A server started from {@code builder}. */
+    public RedisServerExtension(RedisServer.Builder builder) {
+        this.builder = Objects.requireNonNull(builder, "builder");
+    }
+
+    /**
+     * The running server.
+     *
+     * @throws IllegalStateException outside the class's lifecycle, for example when the extension
+     *     is registered on an instance field, where JUnit never calls {@code beforeAll}
+     */
+    public synchronized RedisServer server() {
+        if (server == null) {
+            throw new IllegalStateException(
+                    "no Redis server: register RedisServerExtension on a static field or with @ExtendWith");
+        }
+        return server;
+    }
+
+    @Override
+    public synchronized void beforeAll(ExtensionContext context) {
+        startFor(context);
+    }
+
+    @Override
+    public synchronized void afterAll(ExtensionContext context) {
+        if (context.getUniqueId().equals(ownerId)) {
+            RedisServer started = server;
+            server = null;
+            ownerId = null;
+            started.close();
+        }
+    }
+
+    @Override
+    public synchronized void beforeEach(ExtensionContext context) {
+        RedisServer current = server();
+        if (!current.isRunning()) {
+            current.restart();
+        } else if (current.isPaused()) {
+            current.resume();
+        }
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        return parameterContext.getParameter().getType() == RedisServer.class;
+    }
+
+    @Override
+    public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        startFor(extensionContext);
+        return server;
+    }
+
+    /** Starts the server once; the context that started it is the one whose end stops it. */
+    private void startFor(ExtensionContext context) {
+        if (server == null) {
+            server = builder.start();
+            ownerId = context.getUniqueId();
+        }
+    }
+}
