@@ -64,6 +64,9 @@ final class HeldLock {
 
     /** Starts the keeper; the lease may already be past its deadline if the grant came slowly. */
     synchronized void start() {
+        if (state != State.HELD) {
+            return;
+        }
         scheduleRenewal(renewInterval());
         scheduleExpiryCheck();
     }

@@ -1,0 +1,56 @@
+package dev.warden.lock.redis;
+
+import dev.warden.lock.Lease;
+import dev.warden.lock.LockClient;
+import dev.warden.lock.ReleaseOutcome;
+import dev.warden.testkit.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** lock-api's acquire loop over this driver, found by ServiceLoader; the TCK covers the contract. */
+class RedisLockClientTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Test
+    void aWaiterInAnotherClientTakesTheLockSoonAfterItIsReleased() throws Exception {
+        URI uri = URI.create(redis.server().uri() + "?namespace=smoke&ttl=10s");
+        try (LockClient first = LockClient.create(uri); LockClient second = LockClient.create(uri)) {
+            assertThat(first.backend()).isEqualTo("redis");
+            Lease held = first.lock("merchant-42").acquire();
+            CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
+                    () -> second.lock("merchant-42").tryAcquire(Duration.ofSeconds(5)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!waiterSubscribed() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(waiterSubscribed()).as("the waiter listens for the release").isTrue();
+            assertThat(waiting).isNotDone();
+
+            long releasedAt = System.nanoTime();
+            assertThat(held.release()).isEqualTo(ReleaseOutcome.RELEASED);
+            Optional<Lease> next = waiting.get(5, TimeUnit.SECONDS);
+
+            assertThat(next).isPresent();
+            assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(Duration.ofMillis(500));
+            assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(redis.server().command("GET", "{smoke:merchant-42}:lock"))
+                    .asString().endsWith(":" + next.get().fencingToken());
+            next.get().close();
+        }
+    }
+
+    private static boolean waiterSubscribed() {
+        Object reply = redis.server().command("PUBSUB", "NUMSUB", "{smoke:merchant-42}:released");
+        return reply instanceof java.util.List<?> l && l.size() == 2 && Long.valueOf(1).equals(l.get(1));
+    }
+}

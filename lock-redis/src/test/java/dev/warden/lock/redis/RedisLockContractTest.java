@@ -1,0 +1,69 @@
+package dev.warden.lock.redis;
+
+import dev.warden.lock.tck.LockContractTest;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.RedisServerExtension;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.Map;
+
+/** The whole lock contract against a real redis-server launched for this class. */
+@DisplayName("Redis backend")
+class RedisLockContractTest extends LockContractTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static RedisServer server() {
+        return redis.server();
+    }
+
+    @Override
+    protected Map<String, Object> settings() {
+        return Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", server().uri());
+    }
+
+    @Override
+    protected InetSocketAddress serverAddress() {
+        return new InetSocketAddress(server().host(), server().port());
+    }
+
+    @Override
+    protected String endpointsThrough(int proxyPort) {
+        return "redis://127.0.0.1:" + proxyPort;
+    }
+
+    @Override
+    protected String unreachableEndpoints() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return "redis://127.0.0.1:" + s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    protected boolean hasServerState(String namespace, String name) {
+        return Long.valueOf(1).equals(server().command("EXISTS", "{" + namespace + ":" + name + "}:lock"));
+    }
+
+    @Override
+    protected void removeBehindHoldersBack(String namespace, String name) {
+        server().command("DEL", "{" + namespace + ":" + name + "}:lock");
+    }
+
+    @Override
+    protected void pauseServer() {
+        server().pause();
+    }
+
+    @Override
+    protected void resumeServer() {
+        if (server().isPaused()) {
+            server().resume();
+        }
+    }
+}
