@@ -35,6 +35,11 @@ public interface LockClient extends AutoCloseable {
         return ClientFactory.create(settings);
     }
 
+    /** Creates a client from settings, telling {@code observer} of every grant, renewal, release and loss. */
+    static LockClient create(Map<String, ?> settings, LockObserver observer) {
+        return ClientFactory.create(settings, observer);
+    }
+
     /** Creates a client from properties (see the settings above). */
     static LockClient create(Properties properties) {
         return ClientFactory.create(properties);

@@ -28,6 +28,7 @@ final class Acquisition {
     private final DefaultLockClient client;
     private final String name;
     private final String owner;
+    private final long startNanos = System.nanoTime();
     private final long deadlineNanos;
     private final boolean bounded;
     private final Thread reentryThread;
@@ -50,7 +51,7 @@ final class Acquisition {
         this.name = name;
         this.owner = owner;
         this.bounded = bounded;
-        this.deadlineNanos = System.nanoTime() + waitNanos;
+        this.deadlineNanos = startNanos + waitNanos;
         this.reentryThread = reentryThread;
     }
 
@@ -205,6 +206,7 @@ final class Acquisition {
             releaseLate(grant);
             return;
         }
+        client.observer().granted(name, grant.fencingToken(), java.time.Duration.ofNanos(System.nanoTime() - startNanos));
         client.remember(held);
         held.start();
         client.pending().remove(this);

@@ -2,6 +2,7 @@ package dev.warden.lock.internal;
 
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.LockObserver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
@@ -52,9 +54,14 @@ public final class ClientFactory {
     }
 
     public static LockClient create(Map<String, ?> settings) {
+        return create(settings, LockObserver.NONE);
+    }
+
+    public static LockClient create(Map<String, ?> settings, LockObserver observer) {
+        Objects.requireNonNull(observer, "observer");
         Resolved resolved = resolve(settings, ServiceLoader.load(LockProvider.class, classLoader()));
         LockDriver driver = resolved.provider.open(resolved.config);
-        return new DefaultLockClient(resolved.config, driver);
+        return new DefaultLockClient(resolved.config, driver, new SafeObserver(observer));
     }
 
     /** The provider and validated configuration for these settings, or one exception naming every problem. */

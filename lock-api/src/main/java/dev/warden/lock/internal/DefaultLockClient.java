@@ -3,6 +3,7 @@ package dev.warden.lock.internal;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
@@ -33,6 +34,7 @@ final class DefaultLockClient implements LockClient {
 
     private final LockConfig config;
     private final LockDriver driver;
+    private final LockObserver observer;
     private final String clientId = UUID.randomUUID().toString();
     private final AtomicLong acquisitions = new AtomicLong();
     private final ScheduledThreadPoolExecutor scheduler;
@@ -43,9 +45,10 @@ final class DefaultLockClient implements LockClient {
     private final Map<ReentryKey, HeldLock> byThread = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    DefaultLockClient(LockConfig config, LockDriver driver) {
+    DefaultLockClient(LockConfig config, LockDriver driver, LockObserver observer) {
         this.config = config;
         this.driver = driver;
+        this.observer = observer;
         int n = CLIENTS.incrementAndGet();
         scheduler = new ScheduledThreadPoolExecutor(1, daemon("warden-" + config.backend() + "-keeper-" + n));
         scheduler.setRemoveOnCancelPolicy(true);
@@ -71,6 +74,10 @@ final class DefaultLockClient implements LockClient {
 
     LockDriver driver() {
         return driver;
+    }
+
+    LockObserver observer() {
+        return observer;
     }
 
     ScheduledExecutorService scheduler() {

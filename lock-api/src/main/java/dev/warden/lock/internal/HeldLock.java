@@ -157,6 +157,7 @@ final class HeldLock {
             if (state != State.HELD) {
                 return;
             }
+            client.observer().renewing(name, grant.fencingToken());
             sentAt = System.nanoTime();
             try {
                 call = client.driver().renew(grant, ttl).toCompletableFuture();
@@ -179,6 +180,8 @@ final class HeldLock {
                 if (candidate - validUntilNanos > 0) {
                     validUntilNanos = candidate;
                 }
+                client.observer().renewed(name, grant.fencingToken(),
+                        Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime())));
                 scheduleRenewal(renewInterval());
                 return;
             }
@@ -215,6 +218,7 @@ final class HeldLock {
             cancelTimers();
         }
         log.warn("lease on lock '{}' (token {}) lost: {}", name, grant.fencingToken(), reason);
+        client.observer().lost(event);
         client.forget(this);
         queuePermit.run();
         for (Consumer<LeaseLost> listener : toTell) {
@@ -244,6 +248,7 @@ final class HeldLock {
         CompletableFuture<Boolean> pendingRenewal;
         synchronized (this) {
             if (state == State.LOST) {
+                client.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
                 return ReleaseOutcome.LOST;
             }
             if (state != State.HELD) {
@@ -256,6 +261,8 @@ final class HeldLock {
             cancelTimers();
             pendingRenewal = renewalInFlight;
         }
+        client.observer().releasing(name, grant.fencingToken());
+        ReleaseOutcome outcome = null;
         try {
             Duration timeout = client.config().requestTimeout();
             if (pendingRenewal != null) {
@@ -263,10 +270,14 @@ final class HeldLock {
                 awaitQuietly(pendingRenewal, timeout);
             }
             Boolean removed = await(client.driver().release(grant).toCompletableFuture(), timeout);
-            return Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+            outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+            return outcome;
         } finally {
             synchronized (this) {
                 state = State.RELEASED;
+            }
+            if (outcome != null) {
+                client.observer().released(name, grant.fencingToken(), outcome);
             }
             client.forget(this);
             queuePermit.run();

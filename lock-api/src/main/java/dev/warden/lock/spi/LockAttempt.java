@@ -8,6 +8,12 @@ import java.util.concurrent.CompletionStage;
  * One contender's attempt to take one lock, driven by lock-api's acquire loop: poll, and when not
  * granted wait for {@link #changed()}, then poll again; {@link #abandon()} when the caller gives up.
  * The loop never calls two methods of one attempt at the same time.
+ *
+ * <p>A poll that grants ends the attempt: the attempt stops watching on its own and the loop never
+ * calls {@code abandon()} after it; the loop releases the grant itself if the caller gave up
+ * meanwhile. A grant that reaches the driver after the stage already failed on its deadline is
+ * invisible to the loop, so the driver releases it. When the driver closes, a pending
+ * {@code changed()} fails with {@code LockException} reason {@code CLOSED}.
  */
 public interface LockAttempt {
 

@@ -5,6 +5,7 @@ import dev.warden.lock.Lease;
 import dev.warden.lock.LeaseLost;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.tck.internal.Await;
@@ -105,10 +106,15 @@ public abstract class LockContractTest {
 
     /** A new independent client (its own connections, as another process would have). */
     protected LockClient client(Object... overrides) {
-        return client(settings(), overrides);
+        return client(settings(), LockObserver.NONE, overrides);
     }
 
-    private LockClient client(Map<String, Object> base, Object... overrides) {
+    /** A new independent client whose grants, renewals, releases and losses {@code observer} sees. */
+    protected LockClient observedClient(LockObserver observer, Object... overrides) {
+        return client(settings(), observer, overrides);
+    }
+
+    private LockClient client(Map<String, Object> base, LockObserver observer, Object... overrides) {
         Map<String, Object> s = new LinkedHashMap<>(base);
         s.put("warden.lock.namespace", namespace);
         s.put("warden.lock.ttl", ttl());
@@ -117,19 +123,24 @@ public abstract class LockContractTest {
         for (int i = 0; i < overrides.length; i += 2) {
             s.put("warden.lock." + overrides[i], overrides[i + 1]);
         }
-        LockClient c = LockClient.create(s);
+        LockClient c = LockClient.create(s, observer);
         closeAfter.add(c);
         return c;
     }
 
     /** A client whose traffic alone passes through a proxy the test controls. */
     protected Proxied clientBehindProxy() {
+        return clientBehindProxy(LockObserver.NONE);
+    }
+
+    /** Like {@link #clientBehindProxy()}, observed. */
+    protected Proxied clientBehindProxy(LockObserver observer) {
         InetSocketAddress target = serverAddress();
         TcpProxy proxy = TcpProxy.start(target.getHostString(), target.getPort());
         closeAfter.add(proxy);
         Map<String, Object> s = new LinkedHashMap<>(settings());
         s.put("warden.lock.endpoints", endpointsThrough(proxy.port()));
-        return new Proxied(client(s), proxy);
+        return new Proxied(client(s, observer), proxy);
     }
 
     /** A client and the proxy in front of it. */
@@ -169,31 +180,27 @@ public abstract class LockContractTest {
         @Test
         @DisplayName("16 threads on 2 clients lose no update and make no stale write")
         void noLostUpdatesNoStaleWrites() throws Exception {
-            LockClient[] clients = {client("ttl", ttl().multipliedBy(5)), client("ttl", ttl().multipliedBy(5))};
+            LockHistory history = new LockHistory();
+            LockClient[] clients = {observedClient(history.observer("client0")), observedClient(history.observer("client1"))};
             String name = newName();
             int threads = 16;
             int rounds = 25;
             FencedRegister register = new FencedRegister();
-            LockHistory history = new LockHistory();
             long[] counter = {0};
             ExecutorService pool = threads(threads);
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> work = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 LockClient c = clients[t % 2];
-                String holder = "client" + (t % 2) + "/thread" + t;
                 work.add(pool.submit(() -> {
                     start.await();
                     DistributedLock lock = c.lock(name);
                     for (int r = 0; r < rounds; r++) {
                         try (Lease lease = lock.acquire()) {
-                            history.granted(name, lease.fencingToken(), holder);
-                            lease.onLost(l -> history.lost(name, l.fencingToken(), holder, l.lastValidAt()));
                             long seen = counter[0];
                             Thread.yield();
                             counter[0] = seen + 1;
                             register.write(lease.fencingToken(), seen + 1);
-                            history.releasing(name, lease.fencingToken(), holder);
                         }
                     }
                     return null;
@@ -537,12 +544,15 @@ public abstract class LockContractTest {
         @DisplayName("never renews after release: the lock stays gone and the lease is never reported lost")
         void noRenewalAfterRelease() {
             String name = newName();
-            Lease lease = client().lock(name).acquire();
+            LockHistory history = new LockHistory();
+            Lease lease = observedClient(history.observer("holder")).lock(name).acquire();
             AtomicReference<LeaseLost> lost = watch(lease);
-            Await.during(renewInterval().multipliedBy(2), "renewing", lease::isValid);
+            Await.until(renewInterval().multipliedBy(2).plus(slack()), "a renewal is confirmed",
+                    () -> history.count(LockHistory.Kind.RENEW) >= 2);
             lease.release();
             Await.during(ttl().plus(renewInterval()), "nothing renews the released lock",
                     () -> !onServer(name) && lost.get() == null && !lease.isValid());
+            assertThat(history.violations()).as("renewals after release").isEmpty();
         }
 
         @Test
@@ -601,13 +611,11 @@ public abstract class LockContractTest {
         @DisplayName("when the holder is cut off past the TTL; the next holder's token is higher and the old fenced write is rejected")
         void holderCutOff() {
             String name = newName();
-            Proxied cutOff = clientBehindProxy();
-            LockClient other = client();
-            FencedRegister register = new FencedRegister();
             LockHistory history = new LockHistory();
+            Proxied cutOff = clientBehindProxy(history.observer("cut-off"));
+            LockClient other = observedClient(history.observer("other"));
+            FencedRegister register = new FencedRegister();
             Lease old = cutOff.client().lock(name).acquire();
-            history.granted(name, old.fencingToken(), "cut-off");
-            old.onLost(l -> history.lost(name, l.fencingToken(), "cut-off", l.lastValidAt()));
             AtomicReference<LeaseLost> lost = watch(old);
             assertThat(register.write(old.fencingToken(), 1)).isTrue();
             cutOff.proxy().blackhole();
@@ -615,13 +623,12 @@ public abstract class LockContractTest {
             assertThat(old.isValid()).isFalse();
             Lease next = other.lock(name).tryAcquire(ttl().plus(slack())).orElseThrow(
                     () -> new AssertionError("no other client was granted the lock after the cut-off holder's TTL"));
-            history.granted(name, next.fencingToken(), "other");
             assertThat(next.fencingToken()).isGreaterThan(old.fencingToken());
             assertThat(register.write(next.fencingToken(), 2)).isTrue();
             assertThat(register.write(old.fencingToken(), 3)).as("the cut-off holder's fenced write").isFalse();
             assertThat(register.value()).isEqualTo(2);
-            history.releasing(name, next.fencingToken(), "other");
             next.release();
+            assertThat(history.count(LockHistory.Kind.LOST)).isEqualTo(1);
             assertThat(history.violations()).isEmpty();
         }
 
@@ -730,7 +737,7 @@ public abstract class LockContractTest {
             assertThatThrownBy(() -> {
                 Map<String, Object> s = new LinkedHashMap<>(settings());
                 s.put("warden.lock.endpoints", unreachableEndpoints());
-                try (LockClient c = client(s, "connect-timeout", "1s")) {
+                try (LockClient c = client(s, LockObserver.NONE, "connect-timeout", "1s")) {
                     c.lock(newName()).tryAcquire(Duration.ofSeconds(1));
                 }
             }).isInstanceOf(LockException.class)

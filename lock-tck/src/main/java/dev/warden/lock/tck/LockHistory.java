@@ -1,34 +1,67 @@
 package dev.warden.lock.tck;
 
+import dev.warden.lock.LeaseLost;
+import dev.warden.lock.LockObserver;
+
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Records every grant, renewal check, release and loss of a run, with its token, and checks the
- * whole run afterwards: for each lock name, the intervals during which a holder could rely on its
- * lease never overlap, and tokens strictly increase in grant order.
+ * Records every grant, renewal, release and loss of a run, with its token, and checks the whole
+ * run afterwards: for each lock name, the intervals during which a holder could rely on its lease
+ * never overlap, tokens strictly increase in grant order, and no renewal is sent for a lease once
+ * its release has begun or it was lost.
  *
- * <p>A holder's interval starts when its acquire returned and ends when it began to release, or,
- * for a lost lease, at the last moment the lease said it was valid. Timestamps come from one
- * monotonic clock in this JVM, so histories of several clients in one test compare directly.
+ * <p>Attach it to clients with {@link #observer(String)}. A holder's interval starts when the grant
+ * arrived and ends when its release began, or, for a lost lease, at the last moment the lease said
+ * it was valid. Timestamps come from one monotonic clock in this JVM, so histories of several
+ * clients in one test compare directly.
  */
 public final class LockHistory {
 
     /** What happened. */
-    public enum Kind { GRANT, RELEASE, LOST }
+    public enum Kind { GRANT, RENEW, RELEASE, LOST }
 
     /** One recorded event; {@code holder} tells holders apart (e.g. client and thread). */
     public record Event(Kind kind, String name, long token, String holder, long nanos) {
     }
 
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+    private final Map<String, Long> lossDetected = new ConcurrentHashMap<>();
     private final long originNanos = System.nanoTime();
     private final Instant origin = Instant.now();
+
+    /** An observer recording the events of one client, labelled {@code holder}. */
+    public LockObserver observer(String holder) {
+        return new LockObserver() {
+            @Override
+            public void granted(String name, long fencingToken, Duration waited) {
+                LockHistory.this.granted(name, fencingToken, holder);
+            }
+
+            @Override
+            public void renewing(String name, long fencingToken) {
+                events.add(new Event(Kind.RENEW, name, fencingToken, holder, System.nanoTime()));
+            }
+
+            @Override
+            public void releasing(String name, long fencingToken) {
+                LockHistory.this.releasing(name, fencingToken, holder);
+            }
+
+            @Override
+            public void lost(LeaseLost event) {
+                LockHistory.this.lost(event.name(), event.fencingToken(), holder, event.lastValidAt());
+            }
+        };
+    }
 
     public void granted(String name, long token, String holder) {
         events.add(new Event(Kind.GRANT, name, token, holder, System.nanoTime()));
@@ -41,7 +74,8 @@ public final class LockHistory {
 
     /** A loss, ending the holder's interval at the lease's last valid moment. */
     public void lost(String name, long token, String holder, Instant lastValidAt) {
-        long nanos = originNanos + java.time.Duration.between(origin, lastValidAt).toNanos();
+        long nanos = originNanos + Duration.between(origin, lastValidAt).toNanos();
+        lossDetected.putIfAbsent(name + "\u0000" + token, System.nanoTime());
         events.add(new Event(Kind.LOST, name, token, holder, nanos));
     }
 
@@ -50,7 +84,11 @@ public final class LockHistory {
     }
 
     public int grants() {
-        return (int) events.stream().filter(e -> e.kind() == Kind.GRANT).count();
+        return count(Kind.GRANT);
+    }
+
+    public int count(Kind kind) {
+        return (int) events.stream().filter(e -> e.kind() == kind).count();
     }
 
     /** Every violation of mutual exclusion or token order found in the run; empty when it is clean. */
@@ -58,6 +96,7 @@ public final class LockHistory {
         List<String> problems = new ArrayList<>();
         Map<String, List<Interval>> byName = new HashMap<>();
         Map<String, Interval> open = new HashMap<>();
+        Map<String, Long> ended = new HashMap<>(lossDetected);
         List<Event> sorted = new ArrayList<>(events);
         sorted.sort(Comparator.comparingLong(Event::nanos));
         for (Event e : sorted) {
@@ -70,7 +109,17 @@ public final class LockHistory {
                     }
                     byName.computeIfAbsent(e.name(), n -> new ArrayList<>()).add(i);
                 }
+                case RENEW -> {
+                    Long end = ended.get(key);
+                    if (end != null && e.nanos() > end) {
+                        problems.add("renewal of '" + e.name() + "' token " + e.token() + " by " + e.holder()
+                                + " after its release began or its loss was known");
+                    }
+                }
                 case RELEASE, LOST -> {
+                    if (e.kind() == Kind.RELEASE) {
+                        ended.merge(key, e.nanos(), Math::min);
+                    }
                     Interval i = open.remove(key);
                     if (i != null) {
                         i.end = Math.min(i.end, e.nanos());
