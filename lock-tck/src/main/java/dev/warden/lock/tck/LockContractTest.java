@@ -452,6 +452,21 @@ public abstract class LockContractTest {
         }
 
         @Test
+        @DisplayName("of a lease lost on the server but not yet noticed compares before it deletes")
+        void unnoticedLossComparesOnServer() {
+            String name = newName();
+            // A long TTL keeps the old holder's next renewal far away: its release reaches the server.
+            Lease old = client("ttl", ttl().multipliedBy(10)).lock(name).acquire();
+            removeBehindHoldersBack(namespace, name);
+            Lease next = client().lock(name).tryAcquire(slack()).orElseThrow();
+            assertThat(old.isValid()).as("the loss is not noticed yet").isTrue();
+            assertThat(old.release()).isEqualTo(ReleaseOutcome.LOST);
+            assertThat(onServer(name)).isTrue();
+            assertThat(client().lock(name).tryAcquire(Duration.ZERO)).isEmpty();
+            assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);
+        }
+
+        @Test
         @DisplayName("by another client's stale lease never touches the current holder")
         void onlyTheOwnerReleases() {
             String name = newName();
