@@ -212,7 +212,7 @@ final class Acquisition {
         client.pending().remove(this);
         if (!result.complete(held)) {
             // Cancelled as the grant arrived: the caller will never see this lease.
-            held.releaseAll();
+            held.releaseInBackground();
         }
     }
 

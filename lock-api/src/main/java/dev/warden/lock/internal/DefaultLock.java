@@ -54,7 +54,7 @@ final class DefaultLock implements DistributedLock {
         lease.whenComplete((l, e) -> {
             if (lease.isCancelled() && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
                 // Granted as the caller cancelled: nobody will ever see this lease.
-                a.result.join().releaseAll();
+                a.result.join().releaseInBackground();
             }
         });
         return lease;

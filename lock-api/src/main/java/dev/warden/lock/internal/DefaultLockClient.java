@@ -128,7 +128,7 @@ final class DefaultLockClient implements LockClient {
             byThread.put(new ReentryKey(h.name(), h.reentryThread()), h);
         }
         if (closed.get()) {
-            h.releaseAll();
+            h.releaseInBackground();
         }
     }
 

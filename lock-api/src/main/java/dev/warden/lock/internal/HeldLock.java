@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -245,66 +246,74 @@ final class HeldLock {
 
     /** Releases one hold; the last one stops the keeper and compare-and-deletes on the server. */
     ReleaseOutcome releaseOne() {
+        return await(releaseAsync(false));
+    }
+
+    /** Releases every hold, for client close. */
+    ReleaseOutcome releaseAll() {
+        return await(releaseAsync(true));
+    }
+
+    /**
+     * Releases without blocking, for callbacks on driver threads: completes with the outcome, or
+     * exceptionally with {@code UNAVAILABLE} when the server did not confirm (the lock then expires
+     * within its TTL, as renewal has stopped). Drivers bound every call by the request timeout, so
+     * the stage always completes.
+     */
+    CompletableFuture<ReleaseOutcome> releaseAsync(boolean allHolds) {
         CompletableFuture<Boolean> pendingRenewal;
         synchronized (this) {
             if (state == State.LOST) {
                 client.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
-                return ReleaseOutcome.LOST;
+                return CompletableFuture.completedFuture(ReleaseOutcome.LOST);
             }
             if (state != State.HELD) {
-                return ReleaseOutcome.ALREADY_RELEASED;
+                return CompletableFuture.completedFuture(ReleaseOutcome.ALREADY_RELEASED);
             }
-            if (--holds > 0) {
-                return ReleaseOutcome.STILL_HELD;
+            holds = allHolds ? 0 : holds - 1;
+            if (holds > 0) {
+                return CompletableFuture.completedFuture(ReleaseOutcome.STILL_HELD);
             }
             state = State.RELEASING;
             cancelTimers();
             pendingRenewal = renewalInFlight;
         }
         client.observer().releasing(name, grant.fencingToken());
-        ReleaseOutcome outcome = null;
-        try {
-            Duration timeout = client.config().requestTimeout();
-            if (pendingRenewal != null) {
-                // No renewal may land after release returns.
-                awaitQuietly(pendingRenewal, timeout);
-            }
-            Boolean removed = await(client.driver().release(grant).toCompletableFuture(), timeout);
-            outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
-            return outcome;
-        } finally {
-            synchronized (this) {
-                state = State.RELEASED;
-            }
-            if (outcome != null) {
-                client.observer().released(name, grant.fencingToken(), outcome);
-            }
-            client.forget(this);
-            queuePermit.run();
-        }
+        // No renewal may land after release returns: wait for one in flight, whatever its result.
+        CompletableFuture<Void> quiet = pendingRenewal == null
+                ? CompletableFuture.completedFuture(null)
+                : pendingRenewal.handle((ok, error) -> null);
+        return quiet.thenCompose(v -> client.driver().release(grant))
+                .handle((removed, error) -> {
+                    synchronized (this) {
+                        state = State.RELEASED;
+                    }
+                    client.forget(this);
+                    queuePermit.run();
+                    if (error != null) {
+                        throw new CompletionException(new LockException(LockException.Reason.UNAVAILABLE,
+                                "release of lock '" + name + "' was not confirmed; it expires on the server within its TTL",
+                                error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
+                    }
+                    ReleaseOutcome outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+                    client.observer().released(name, grant.fencingToken(), outcome);
+                    return outcome;
+                });
     }
 
-    /** Releases every hold, for client close. */
-    ReleaseOutcome releaseAll() {
-        synchronized (this) {
-            holds = Math.min(holds, 1);
-        }
-        return releaseOne();
+    /** Releases on a driver thread, where blocking could starve the reply it waits for. */
+    void releaseInBackground() {
+        releaseAsync(true).whenComplete((outcome, error) -> {
+            if (error != null) {
+                log.warn("could not release lock '{}' (token {}); it expires within its TTL", name, grant.fencingToken(), error);
+            }
+        });
     }
 
-    private static void awaitQuietly(CompletableFuture<?> f, Duration timeout) {
-        try {
-            f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            log.debug("in-flight renewal did not complete cleanly before release", e);
-        }
-    }
-
-    private <T> T await(CompletableFuture<T> f, Duration timeout) {
+    private ReleaseOutcome await(CompletableFuture<ReleaseOutcome> f) {
         boolean interrupted = false;
-        long deadline = System.nanoTime() + timeout.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
+        // Drivers bound every call; this deadline only guards against a driver that breaks that promise.
+        long deadline = System.nanoTime() + client.config().requestTimeout().toNanos() * 3;
         try {
             while (true) {
                 try {
@@ -313,6 +322,9 @@ final class HeldLock {
                     // Release must finish or the lock stays held until its TTL; re-assert afterwards.
                     interrupted = true;
                 } catch (ExecutionException e) {
+                    if (e.getCause() instanceof LockException le) {
+                        throw new LockException(le.reason(), le.getMessage(), le.getCause());
+                    }
                     throw new LockException(LockException.Reason.UNAVAILABLE, "release of lock '" + name
                             + "' was not confirmed; it expires on the server within its TTL", e.getCause());
                 } catch (TimeoutException e) {

@@ -17,11 +17,12 @@ import java.util.concurrent.TimeUnit;
  * message or, as a fallback for a holder that expires without releasing or a message lost in a
  * reconnect, the holder's remaining TTL capped at {@link #MAX_BACKOFF_MILLIS}.
  *
- * <p>It subscribes to the release channel when created, and the first poll waits for the server's
- * confirmation, so a release between a failed poll and the subscription cannot be missed. A
- * release that arrives while no {@link #changed()} is pending (during a poll) is remembered, so the
- * next {@code changed()} completes at once. A grant or {@link #abandon()} ends the attempt and
- * unsubscribes.
+ * <p>An uncontended acquire costs one round trip: the first poll runs before any subscription.
+ * Only when it finds the lock held does {@link #changed()} subscribe to the release channel, and it
+ * completes as soon as the server confirms, so the loop polls again: a release between the failed
+ * poll and the subscription cannot be missed. A release that arrives while no {@code changed()} is
+ * pending (during a poll) is remembered, so the next {@code changed()} completes at once. A grant or
+ * {@link #abandon()} ends the attempt and unsubscribes.
  */
 final class RedisAttempt implements LockAttempt {
 
@@ -31,7 +32,7 @@ final class RedisAttempt implements LockAttempt {
     private final String name;
     private final String owner;
     private final Keys keys;
-    private final CompletableFuture<Void> subscribed;
+    private CompletableFuture<Void> subscribed;
 
     private boolean ended;
     private boolean releasedSincePoll;
@@ -44,7 +45,6 @@ final class RedisAttempt implements LockAttempt {
         this.name = name;
         this.owner = owner;
         this.keys = keys;
-        this.subscribed = driver.subscriptions().join(keys.channel(), this);
     }
 
     @Override
@@ -59,8 +59,7 @@ final class RedisAttempt implements LockAttempt {
             }
             releasedSincePoll = false;
         }
-        CompletableFuture<Optional<Grant>> polled = subscribed
-                .thenCompose(v -> driver.scripts().acquire(keys, owner, ttlMillis))
+        CompletableFuture<Optional<Grant>> polled = driver.scripts().acquire(keys, owner, ttlMillis)
                 .thenApply(this::granted);
         return driver.calls().bounded("the acquire script for lock '" + name + "'", polled,
                 late -> late.ifPresent(driver::releaseQuietly));
@@ -90,6 +89,10 @@ final class RedisAttempt implements LockAttempt {
             releasedSincePoll = false;
             return CompletableFuture.completedFuture(null);
         }
+        if (subscribed == null) {
+            subscribed = driver.subscriptions().join(keys.channel(), this);
+            return driver.calls().bounded("the subscription to lock '" + name + "'", subscribed);
+        }
         long delay = holderPttl >= 0 ? Math.min(holderPttl + 1, MAX_BACKOFF_MILLIS) : MAX_BACKOFF_MILLIS;
         CompletableFuture<Void> w = new CompletableFuture<>();
         waiting = w;
@@ -99,6 +102,11 @@ final class RedisAttempt implements LockAttempt {
             return CompletableFuture.failedFuture(closedException());
         }
         return w;
+    }
+
+    /** Whether a release was published since the last poll, to be reported by the next changed(). */
+    synchronized boolean releaseSeenSincePoll() {
+        return releasedSincePoll;
     }
 
     /** Abandoning only stops listening: a Redis attempt leaves nothing queued on the server. */
@@ -143,14 +151,18 @@ final class RedisAttempt implements LockAttempt {
 
     private void end() {
         CompletableFuture<Void> w;
+        boolean joined;
         synchronized (this) {
             if (ended) {
                 return;
             }
             ended = true;
             w = takeWaiting();
+            joined = subscribed != null;
         }
-        driver.subscriptions().leave(keys.channel(), this);
+        if (joined) {
+            driver.subscriptions().leave(keys.channel(), this);
+        }
         if (w != null) {
             w.complete(null);
         }

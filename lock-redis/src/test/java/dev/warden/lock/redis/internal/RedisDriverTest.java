@@ -116,9 +116,8 @@ class RedisDriverTest {
         RedisDriver other = open(redis.server().uri());
         RedisGrant grant = grant(other.attempt(name, "alice"), TTL);
         LockAttempt bob = driver.attempt(name, "bob");
-        assertThat(get(bob.poll(TTL))).isEmpty();
+        startWaiting(bob);
         CompletableFuture<Void> changed = bob.changed().toCompletableFuture();
-        Thread.sleep(100);
         assertThat(changed).isNotDone();
 
         long releasedAt = System.nanoTime();
@@ -132,11 +131,11 @@ class RedisDriverTest {
     @Test
     void aReleaseDuringAPollIsNotMissed() throws Exception {
         RedisGrant grant = grant(driver.attempt(name, "alice"), TTL);
-        LockAttempt bob = driver.attempt(name, "bob");
-        assertThat(get(bob.poll(TTL))).isEmpty();
+        RedisAttempt bob = (RedisAttempt) driver.attempt(name, "bob");
+        startWaiting(bob);
 
         assertThat(get(driver.release(grant))).isTrue();
-        Thread.sleep(100);
+        awaitUntil(bob::releaseSeenSincePoll, "the release message arrives between polls");
 
         assertThat(bob.changed().toCompletableFuture()).succeedsWithin(Duration.ofMillis(50));
     }
@@ -145,7 +144,7 @@ class RedisDriverTest {
     void withoutAReleaseAWaiterBacksOffForTheHoldersTtlCappedAtOneSecond() throws Exception {
         grant(driver.attempt(name, "alice"), Duration.ofMillis(300));
         LockAttempt bob = driver.attempt(name, "bob");
-        assertThat(get(bob.poll(TTL))).isEmpty();
+        startWaiting(bob);
         long start = System.nanoTime();
         bob.changed().toCompletableFuture().get(2, TimeUnit.SECONDS);
         assertThat(elapsedMillis(start)).isBetween(150L, 900L);
@@ -154,7 +153,7 @@ class RedisDriverTest {
         String other = name + "-long";
         grant(driver.attempt(other, "carol"), TTL);
         LockAttempt dave = driver.attempt(other, "dave");
-        assertThat(get(dave.poll(TTL))).isEmpty();
+        startWaiting(dave);
         start = System.nanoTime();
         dave.changed().toCompletableFuture().get(3, TimeUnit.SECONDS);
         assertThat(elapsedMillis(start)).isBetween(900L, 2_000L);
@@ -167,6 +166,8 @@ class RedisDriverTest {
         LockAttempt second = driver.attempt(name, "b");
         RedisGrant grant = grant(first, TTL);
         assertThat(get(second.poll(TTL))).isEmpty();
+        assertThat(subscribers()).as("an attempt subscribes only once the lock is found held").isZero();
+        startWaiting(second);
         assertThat(subscribers()).isEqualTo(1L);
 
         get(second.abandon());
@@ -255,7 +256,7 @@ class RedisDriverTest {
         RedisDriver d = open(redis.server().uri());
         RedisGrant grant = grant(d.attempt(name, "alice"), TTL);
         LockAttempt bob = d.attempt(name, "bob");
-        assertThat(get(bob.poll(TTL))).isEmpty();
+        startWaiting(bob);
         CompletableFuture<Void> waiting = bob.changed().toCompletableFuture();
         assertThat(get(d.renew(grant, TTL))).isTrue();
         assertThat(liveThreadNames()).as("the driver runs threads of its own").isNotEqualTo(before);
@@ -283,6 +284,16 @@ class RedisDriverTest {
     private long subscribers() {
         List<?> reply = (List<?>) server().command("PUBSUB", "NUMSUB", keys.channel());
         return (Long) reply.get(1);
+    }
+
+    /**
+     * Brings an attempt to where lock-api's loop has it while the lock is held: a failed poll, the
+     * first changed() (which subscribes and completes once the server confirms), a second failed poll.
+     */
+    private static void startWaiting(LockAttempt attempt) throws Exception {
+        assertThat(get(attempt.poll(TTL))).isEmpty();
+        get(attempt.changed());
+        assertThat(get(attempt.poll(TTL))).isEmpty();
     }
 
     private static RedisGrant grant(LockAttempt attempt, Duration ttl) throws Exception {
