@@ -1,0 +1,28 @@
+package dev.warden.quota;
+
+import java.util.Locale;
+
+/** What a journal entry (and an idempotency record) is. */
+public enum EntryKind {
+    OPEN,
+    TOPUP,
+    REFUND,
+    DEDUCT;
+
+    /** The name used in the scripts and the journal, e.g. {@code deduct}. */
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @throws IllegalArgumentException for a name no script writes
+     */
+    public static EntryKind fromWireName(String name) {
+        for (EntryKind kind : values()) {
+            if (kind.wireName().equals(name)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown entry kind '" + name + "'");
+    }
+}

@@ -1,0 +1,121 @@
+package dev.warden.quota;
+
+import dev.warden.lock.Lease;
+import dev.warden.quota.internal.QuotaFactory;
+
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Quota accounts in Redis: every change is one Lua script run with {@code EVALSHA}, atomic,
+ * idempotent per request id, journaled to its partition's stream, and (for deductions carrying a
+ * lease) fenced against superseded lock holders. Thread-safe; one instance per application.
+ *
+ * <p>Settings (keys outside {@code warden.quota.} and {@code warden.lock.} are ignored, so a whole
+ * application {@link Properties} may be passed; unknown {@code warden.quota.} keys are errors):
+ * <table>
+ *   <caption>settings</caption>
+ *   <tr><td>{@code warden.quota.endpoint}</td><td>required: {@code redis://host:port[/db]}</td></tr>
+ *   <tr><td>{@code warden.quota.partitions}</td><td>partition count, 1..16384; default 16; fixed for the life of the data</td></tr>
+ *   <tr><td>{@code warden.quota.idempotency-retention}</td><td>how long a request id is remembered; default {@code 24h}</td></tr>
+ *   <tr><td>{@code warden.quota.request-timeout}</td><td>deadline of every server call; default {@code 5s}</td></tr>
+ *   <tr><td>{@code warden.quota.connect-timeout}</td><td>default {@code 5s}</td></tr>
+ *   <tr><td>{@code warden.quota.lock}</td><td>{@code none} (default), {@code redis}, {@code etcd} or {@code zookeeper}: the lock {@link #charge} takes</td></tr>
+ *   <tr><td>{@code warden.quota.lock-wait}</td><td>how long {@link #charge} waits for the lock; default {@code 10s}</td></tr>
+ *   <tr><td>{@code warden.lock.*}</td><td>passed to {@code LockClient.create} unless the lock is {@code none};
+ *       {@code warden.lock.backend} defaults to the lock setting, and for {@code redis}
+ *       {@code warden.lock.endpoints} defaults to the quota endpoint</td></tr>
+ * </table>
+ * Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601
+ * ({@code PT30S}). Every problem in a configuration is reported in one {@link QuotaException} with
+ * reason {@link QuotaException.Reason#CONFIGURATION}.
+ *
+ * <p>Account and request ids must be valid (see {@link InvalidIdException}); an invalid id is
+ * thrown at the call, before anything is sent, by the asynchronous and batch forms too. An
+ * amount out of range is answered with {@link Outcome.InvalidAmount}, also before anything is sent.
+ */
+public interface QuotaService extends AutoCloseable {
+
+    /** The longest account or request id, in bytes of UTF-8. */
+    int MAX_ID_BYTES = 128;
+
+    /** Connects, loads the scripts and, when configured, creates the lock client. */
+    static QuotaService create(Map<String, ?> settings) {
+        return QuotaFactory.create(settings);
+    }
+
+    /** Same as {@link #create(Map)}. */
+    static QuotaService create(Properties properties) {
+        return QuotaFactory.create(properties);
+    }
+
+    /**
+     * Opens an account with an initial quota (0 allowed) and journals it.
+     *
+     * @return {@link Outcome.Applied} or {@link Outcome.AccountExists} (nothing changed)
+     */
+    Outcome open(String account, long initialQuota);
+
+    /** Adds quota. Idempotent per request id. */
+    Outcome topUp(String account, long amount, String requestId);
+
+    /** Gives quota back (journaled as a refund). Idempotent per request id. */
+    Outcome refund(String account, long amount, String requestId);
+
+    /** Deducts without a lease (no fence check). Idempotent per request id. */
+    Outcome deduct(String account, long amount, String requestId);
+
+    /**
+     * Deducts carrying the lease's fencing token: the script refuses it with
+     * {@link Outcome.StaleFence} when the account has seen a higher token, and otherwise records
+     * it as the account's high-water mark. The lease must be of {@link #lockName(String) the
+     * account's lock}.
+     *
+     * @throws QuotaException {@link QuotaException.Reason#LEASE_INVALID} when the lease is no longer
+     *         valid; nothing is sent
+     * @throws IllegalArgumentException when the lease is of another lock
+     */
+    Outcome deduct(String account, long amount, String requestId, Lease lease);
+
+    /** {@link #deduct(String, long, String)} without blocking; completes on a Warden thread. */
+    CompletionStage<Outcome> deductAsync(String account, long amount, String requestId);
+
+    /** {@link #deduct(String, long, String, Lease)} without blocking; completes on a Warden thread. */
+    CompletionStage<Outcome> deductAsync(String account, long amount, String requestId, Lease lease);
+
+    /**
+     * Many deductions in one round trip (pipelined), each with its own outcome, in order. They are
+     * independent: one's failure does not undo another.
+     *
+     * @throws InvalidIdException naming the first invalid id; nothing is sent
+     */
+    List<Outcome> deductAll(List<Deduction> deductions);
+
+    /**
+     * The balance, or empty when there is no such account.
+     *
+     * @throws QuotaException {@link QuotaException.Reason#DATA_LOST} when the partition's marker is gone
+     */
+    OptionalLong balance(String account);
+
+    /**
+     * A multi-step charge: takes the account's lock (when a lock is configured), reads the
+     * balance, asks {@code pricing} for the amount, deducts it with the lease's fencing token and
+     * releases the lock. Without a lock ({@code warden.quota.lock=none}) the same steps run
+     * unlocked and unfenced.
+     *
+     * @throws QuotaException {@link QuotaException.Reason#LOCK_TIMEOUT}, {@link QuotaException.Reason#LOCK_FAILED},
+     *         or any failure of the deduction
+     */
+    Outcome charge(String account, String requestId, Pricing pricing);
+
+    /** The lock name of an account, for callers that take the lock themselves: {@code quota:<account>}. */
+    String lockName(String account);
+
+    /** Closes the lock client (if any) and the Redis connections. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,62 @@
+package dev.warden.quota.internal;
+
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Turns what Lettuce and Redis report into {@link QuotaException}s that name the endpoint. */
+final class Errors {
+
+    /** Server errors that mean "not now" rather than "this cannot work". */
+    private static final Set<String> TRANSIENT = Set.of("LOADING", "BUSY", "READONLY", "MASTERDOWN", "TRYAGAIN",
+            "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT");
+
+    private Errors() {
+    }
+
+    /** Our own exceptions (typed outcomes that are errors, invalid ids) pass unchanged. */
+    static RuntimeException translate(String endpoint, String what, Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof QuotaException || cause instanceof IllegalArgumentException) {
+            return (RuntimeException) cause;
+        }
+        String message = "Redis at " + endpoint + " failed " + what + ": " + cause.getMessage();
+        if (cause instanceof RedisCommandExecutionException e) {
+            String code = code(e);
+            if (code.equals("OOM")) {
+                return new QuotaException(Reason.OUT_OF_MEMORY, "Redis at " + endpoint + " is over its maxmemory and"
+                        + " refused " + what + " before it started; nothing changed", cause);
+            }
+            return new QuotaException(TRANSIENT.contains(code) ? Reason.UNAVAILABLE : Reason.PROTOCOL, message, cause);
+        }
+        if (cause instanceof RedisCommandTimeoutException) {
+            return new QuotaException(Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
+                    + " in time; it may still run: retry with the same request id", cause);
+        }
+        if (cause instanceof RedisException || cause instanceof IOException) {
+            return new QuotaException(Reason.UNAVAILABLE, message, cause);
+        }
+        return new QuotaException(Reason.PROTOCOL, message, cause);
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String code(RedisCommandExecutionException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        int space = message.indexOf(' ');
+        return space < 0 ? message : message.substring(0, space);
+    }
+}

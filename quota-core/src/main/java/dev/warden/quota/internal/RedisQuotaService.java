@@ -1,0 +1,454 @@
+package dev.warden.quota.internal;
+
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.Lease;
+import dev.warden.lock.LockClient;
+import dev.warden.lock.LockException;
+import dev.warden.quota.Amount;
+import dev.warden.quota.AmountProblem;
+import dev.warden.quota.Deduction;
+import dev.warden.quota.EntryKind;
+import dev.warden.quota.InvalidIdException;
+import dev.warden.quota.InvalidIdException.Field;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.Pricing;
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.QuotaService;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The service on Lettuce: its own client resources, one auto-flushing connection for single calls
+ * and script loads, and one manually flushed connection for batches, so a batch leaves in one
+ * write. Commands fail within the request timeout, and at once while disconnected, rather than
+ * queue; Lettuce reconnects in the background at most {@link #MAX_RECONNECT_DELAY} apart.
+ */
+final class RedisQuotaService implements QuotaService {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisQuotaService.class);
+
+    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+    private static final String NO_TOKEN = "-";
+
+    private final QuotaConfig config;
+    private final KeyLayout layout;
+    private final String endpoint;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final StatefulRedisConnection<String, String> batchConnection;
+    private final RedisAsyncCommands<String, String> commands;
+    private final RedisAsyncCommands<String, String> batchCommands;
+    private final ReentrantLock batchLock = new ReentrantLock();
+    private final Scripts scripts;
+    private final Executor completions;
+    private final LockClient locks;
+    private final String retentionMillis;
+    private final long syncWaitNanos;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RedisQuotaService(QuotaConfig config, String endpoint, ClientResources resources, RedisClient client,
+                              StatefulRedisConnection<String, String> connection,
+                              StatefulRedisConnection<String, String> batchConnection, LockClient locks) {
+        this.config = config;
+        this.layout = new KeyLayout(config.partitions());
+        this.endpoint = endpoint;
+        this.resources = resources;
+        this.client = client;
+        this.connection = connection;
+        this.batchConnection = batchConnection;
+        this.commands = connection.async();
+        this.batchCommands = batchConnection.async();
+        this.scripts = new Scripts(commands);
+        this.completions = resources.eventExecutorGroup();
+        this.locks = locks;
+        this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
+        // A call is at most EVALSHA, SCRIPT LOAD, EVALSHA, each bounded by the request timeout.
+        this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
+    }
+
+    static RedisQuotaService open(QuotaConfig config) {
+        RedisURI uri;
+        try {
+            uri = RedisURI.create(config.endpoint());
+        } catch (RuntimeException e) {
+            throw new QuotaException(Reason.CONFIGURATION, "invalid quota configuration: "
+                    + QuotaConfig.PREFIX + "endpoint is not a Redis URI: " + e.getMessage(), e);
+        }
+        uri.setTimeout(config.connectTimeout());
+        String endpoint = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort()
+                + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
+        ClientResources resources = DefaultClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+                .build();
+        RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(config.requestTimeout()))
+                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
+                .build());
+        LockClient locks = null;
+        try {
+            long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+            StatefulRedisConnection<String, String> connection = client.connectAsync(StringCodec.UTF8, uri)
+                    .toCompletableFuture().get(left(deadline), TimeUnit.NANOSECONDS);
+            StatefulRedisConnection<String, String> batch = client.connectAsync(StringCodec.UTF8, uri)
+                    .toCompletableFuture().get(left(deadline), TimeUnit.NANOSECONDS);
+            batch.setAutoFlushCommands(false);
+            new Scripts(connection.async()).loadAll().get(left(deadline), TimeUnit.NANOSECONDS);
+            locks = createLocks(config);
+            return new RedisQuotaService(config, endpoint, resources, client, connection, batch, locks);
+        } catch (InterruptedException e) {
+            shutdown(client, resources, locks);
+            throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
+        } catch (TimeoutException e) {
+            shutdown(client, resources, locks);
+            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + " and load the"
+                    + " scripts within " + config.connectTimeout().toMillis() + " ms", e);
+        } catch (QuotaException e) {
+            shutdown(client, resources, locks);
+            throw e;
+        } catch (ExecutionException | RuntimeException e) {
+            shutdown(client, resources, locks);
+            Throwable cause = Errors.unwrap(e);
+            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
+                    + " and load the scripts (Redis 7 or later is needed): " + cause.getMessage(), cause);
+        }
+    }
+
+    private static LockClient createLocks(QuotaConfig config) {
+        if (config.lock() == QuotaConfig.LockChoice.NONE) {
+            return null;
+        }
+        try {
+            return LockClient.create(config.lockSettings());
+        } catch (LockException e) {
+            Reason reason = switch (e.reason()) {
+                case CONFIGURATION, NO_PROVIDER, AMBIGUOUS_PROVIDER -> Reason.CONFIGURATION;
+                case INTERRUPTED -> Reason.INTERRUPTED;
+                default -> Reason.LOCK_FAILED;
+            };
+            throw new QuotaException(reason, "cannot create the " + config.lock().wireName() + " lock client for"
+                    + " charges: " + e.getMessage(), e);
+        }
+    }
+
+    // ---- operations ----
+
+    @Override
+    public Outcome open(String account, long initialQuota) {
+        Ids.check(Field.ACCOUNT, account);
+        checkOpen();
+        if (initialQuota != 0) {
+            Optional<AmountProblem> problem = Amount.problem(initialQuota);
+            if (problem.isPresent()) {
+                return new Outcome.InvalidAmount(problem.get());
+            }
+        }
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account), layout.journal(p)};
+        return await(decode(scripts.run(commands, Scripts.Script.OPEN, keys, account, Long.toString(initialQuota),
+                layout.markerValue()), account, -1), "open " + account);
+    }
+
+    @Override
+    public Outcome topUp(String account, long amount, String requestId) {
+        return credit(EntryKind.TOPUP, account, amount, requestId);
+    }
+
+    @Override
+    public Outcome refund(String account, long amount, String requestId) {
+        return credit(EntryKind.REFUND, account, amount, requestId);
+    }
+
+    private Outcome credit(EntryKind kind, String account, long amount, String requestId) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.REQUEST, requestId);
+        checkOpen();
+        Optional<AmountProblem> problem = Amount.problem(amount);
+        if (problem.isPresent()) {
+            return new Outcome.InvalidAmount(problem.get());
+        }
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
+                layout.journal(p)};
+        return await(decode(scripts.run(commands, Scripts.Script.CREDIT, keys, account, Long.toString(amount),
+                requestId, kind.wireName(), retentionMillis, layout.markerValue()), account, -1),
+                kind.wireName() + " " + account);
+    }
+
+    @Override
+    public Outcome deduct(String account, long amount, String requestId) {
+        return await(deductCall(commands, account, amount, requestId, null), "deduct " + account);
+    }
+
+    @Override
+    public Outcome deduct(String account, long amount, String requestId, Lease lease) {
+        Objects.requireNonNull(lease, "lease");
+        return await(deductCall(commands, account, amount, requestId, lease), "deduct " + account);
+    }
+
+    @Override
+    public CompletionStage<Outcome> deductAsync(String account, long amount, String requestId) {
+        return onOurThreads(deductCall(commands, account, amount, requestId, null), "deduct " + account);
+    }
+
+    @Override
+    public CompletionStage<Outcome> deductAsync(String account, long amount, String requestId, Lease lease) {
+        Objects.requireNonNull(lease, "lease");
+        return onOurThreads(deductCall(commands, account, amount, requestId, lease), "deduct " + account);
+    }
+
+    @Override
+    public List<Outcome> deductAll(List<Deduction> deductions) {
+        Objects.requireNonNull(deductions, "deductions");
+        for (int i = 0; i < deductions.size(); i++) {
+            Deduction d = Objects.requireNonNull(deductions.get(i), "deduction " + i);
+            try {
+                Ids.check(Field.ACCOUNT, d.account());
+                Ids.check(Field.REQUEST, d.requestId());
+            } catch (InvalidIdException e) {
+                throw new InvalidIdException(e.field(), e.problem(), "deduction " + i + " of the batch: " + e.getMessage());
+            }
+        }
+        checkOpen();
+        List<CompletableFuture<Outcome>> calls = new ArrayList<>(deductions.size());
+        batchLock.lock();
+        try {
+            for (Deduction d : deductions) {
+                calls.add(deductCall(batchCommands, d.account(), d.amount(), d.requestId(), null));
+            }
+        } finally {
+            // Flushed even when dispatch failed half-way, so nothing lingers into the next batch.
+            batchConnection.flushCommands();
+            batchLock.unlock();
+        }
+        List<Outcome> outcomes = new ArrayList<>(calls.size());
+        RuntimeException failure = null;
+        for (int i = 0; i < calls.size(); i++) {
+            try {
+                outcomes.add(await(calls.get(i), "deduction " + i + " of a batch"));
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else if (failure != e) {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return outcomes;
+    }
+
+    @Override
+    public OptionalLong balance(String account) {
+        Ids.check(Field.ACCOUNT, account);
+        checkOpen();
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account)};
+        String marker = layout.marker(p);
+        CompletableFuture<OptionalLong> call = scripts.run(commands, Scripts.Script.BALANCE, keys, account,
+                layout.markerValue()).thenApply(reply -> Replies.balance(reply, account, marker));
+        return await(call, "read the balance of " + account);
+    }
+
+    @Override
+    public Outcome charge(String account, String requestId, Pricing pricing) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.REQUEST, requestId);
+        Objects.requireNonNull(pricing, "pricing");
+        checkOpen();
+        if (locks == null) {
+            OptionalLong balance = balance(account);
+            if (balance.isEmpty()) {
+                return new Outcome.AccountNotFound(account);
+            }
+            return deduct(account, pricing.price(balance.getAsLong()), requestId);
+        }
+        Lease lease = acquire(account);
+        try {
+            OptionalLong balance = balance(account);
+            if (balance.isEmpty()) {
+                return new Outcome.AccountNotFound(account);
+            }
+            return deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
+        } finally {
+            try {
+                lease.release();
+            } catch (LockException e) {
+                log.warn("could not release the lock of account {} after a charge; it expires after its TTL", account, e);
+            }
+        }
+    }
+
+    private Lease acquire(String account) {
+        DistributedLock lock = locks.lock(lockName(account));
+        Optional<Lease> lease;
+        try {
+            lease = lock.tryAcquire(config.lockWait());
+        } catch (LockException e) {
+            if (e.reason() == LockException.Reason.INTERRUPTED) {
+                throw new QuotaException(Reason.INTERRUPTED, "interrupted while waiting for the lock of account " + account, e);
+            }
+            throw new QuotaException(Reason.LOCK_FAILED, "could not take the lock of account " + account + ": "
+                    + e.getMessage(), e);
+        }
+        return lease.orElseThrow(() -> new QuotaException(Reason.LOCK_TIMEOUT, "the lock of account " + account
+                + " was not free within " + config.lockWait().toMillis() + " ms"));
+    }
+
+    @Override
+    public String lockName(String account) {
+        Ids.check(Field.ACCOUNT, account);
+        return "quota:" + account;
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        shutdown(client, resources, locks);
+    }
+
+    @Override
+    public String toString() {
+        return "QuotaService[" + endpoint + ", partitions=" + layout.partitions() + ", lock=" + config.lock().wireName() + "]";
+    }
+
+    // ---- plumbing ----
+
+    private CompletableFuture<Outcome> deductCall(RedisAsyncCommands<String, String> via, String account, long amount,
+                                                  String requestId, Lease lease) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.REQUEST, requestId);
+        checkOpen();
+        String token = NO_TOKEN;
+        long tokenValue = -1;
+        if (lease != null) {
+            if (!lease.name().equals(lockName(account))) {
+                throw new IllegalArgumentException("a lease of lock '" + lease.name() + "' cannot fence account '"
+                        + account + "': its lock is '" + lockName(account) + "'");
+            }
+            if (!lease.isValid()) {
+                throw new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name() + "' (token "
+                        + lease.fencingToken() + ") is no longer valid; nothing was sent");
+            }
+            tokenValue = lease.fencingToken();
+            if (tokenValue < 0) {
+                throw new IllegalArgumentException("fencing token " + tokenValue + " is negative");
+            }
+            token = Long.toString(tokenValue);
+        }
+        Optional<AmountProblem> problem = Amount.problem(amount);
+        if (problem.isPresent()) {
+            return CompletableFuture.completedFuture(new Outcome.InvalidAmount(problem.get()));
+        }
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
+                layout.journal(p)};
+        return decode(scripts.run(via, Scripts.Script.DEDUCT, keys, account, Long.toString(amount), requestId, token,
+                retentionMillis, layout.markerValue()), account, tokenValue);
+    }
+
+    private CompletableFuture<Outcome> decode(CompletableFuture<List<Object>> call, String account, long token) {
+        String marker = layout.markerOf(account);
+        return call.thenApply(reply -> Replies.outcome(reply, account, marker, token));
+    }
+
+    /** Completes on the client's event executors, never on a Netty I/O thread; errors translated. */
+    private <T> CompletionStage<T> onOurThreads(CompletableFuture<T> call, String what) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        call.whenComplete((value, error) -> {
+            Runnable complete = () -> {
+                if (error == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(Errors.translate(endpoint, what, error));
+                }
+            };
+            try {
+                completions.execute(complete);
+            } catch (RuntimeException rejected) {
+                complete.run();
+            }
+        });
+        return result;
+    }
+
+    private <T> T await(CompletableFuture<T> call, String what) {
+        try {
+            return call.get(syncWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while waiting for Redis at " + endpoint + " to " + what
+                    + "; it may still run: retry with the same request id", e);
+        } catch (TimeoutException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
+                    + " in time; it may still run: retry with the same request id", e);
+        } catch (ExecutionException e) {
+            throw Errors.translate(endpoint, what, e.getCause());
+        }
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new QuotaException(Reason.CLOSED, "the quota service for " + endpoint + " is closed");
+        }
+    }
+
+    private static long left(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private static void shutdown(RedisClient client, ClientResources resources, LockClient locks) {
+        if (locks != null) {
+            try {
+                locks.close();
+            } catch (RuntimeException e) {
+                log.warn("closing the lock client failed", e);
+            }
+        }
+        try {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        } catch (RuntimeException e) {
+            log.warn("closing the Redis client failed", e);
+        }
+        try {
+            resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            log.warn("shutting the Redis client's threads down failed", e);
+        }
+    }
+}

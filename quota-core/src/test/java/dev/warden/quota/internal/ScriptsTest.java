@@ -1,0 +1,229 @@
+package dev.warden.quota.internal;
+
+import dev.warden.quota.QuotaService;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The scripts on their own, run with raw EVALSHA over testkit's socket, so Java's validation is
+ * bypassed: the scripts must refuse bad arguments by themselves, before any write.
+ */
+class ScriptsTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    static final KeyLayout LAYOUT = new KeyLayout(16);
+    static final String MARKER = LAYOUT.markerValue();
+    static QuotaService quota;
+
+    String account;
+    String request;
+
+    @BeforeAll
+    static void connect() {
+        quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()));
+    }
+
+    @AfterAll
+    static void close() {
+        quota.close();
+    }
+
+    @BeforeEach
+    void openAccount() {
+        account = "merchant-" + UUID.randomUUID();
+        request = "order-" + UUID.randomUUID();
+        quota.open(account, 1_000);
+        for (Scripts.Script script : Scripts.Script.values()) {
+            assertThat(server().command("SCRIPT", "LOAD", Scripts.source(script))).isEqualTo(Scripts.digest(script));
+        }
+    }
+
+    static RedisServer server() {
+        return redis.server();
+    }
+
+    /** Every bad amount text of the issue: zero, negative, fractions, exponents, hex, inf/nan, white space, non-ASCII digits, beyond 2^53 and 2^63. */
+    static Stream<String> badAmounts() {
+        return Stream.of("", "0", "00", "-1", "-0", "+5", "007", "1.5", "1.", "1,5", "1e3", "1E3", "0x10", "0XFF",
+                "inf", "-inf", "Infinity", "nan", "NaN", " 5", "5 ", "5\n", "\t5", "1 000", "\u0663", "\uff15",
+                "9007199254740992", "9223372036854775807", "9223372036854775808", "99999999999999999999999",
+                "12abc", "5\u0000", "\u00a05");
+    }
+
+    static Stream<String> badIds() {
+        return Stream.of("", "a".repeat(129), "\u00e9".repeat(65), "a\u0000b", "a\nb", "a\rb", "a\u007fb", "a:b", "{p1}",
+                "a{b", "a}b");
+    }
+
+    Object deduct(String acct, String amount, String req, String token) {
+        int p = LAYOUT.partition(acct);
+        return server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + req, LAYOUT.journal(p),
+                acct, amount, req, token, "60000", MARKER);
+    }
+
+    Object credit(String acct, String amount, String req, String kind) {
+        int p = LAYOUT.partition(acct);
+        return server().command("EVALSHA", Scripts.digest(Scripts.Script.CREDIT), "4", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + req, LAYOUT.journal(p),
+                acct, amount, req, kind, "60000", MARKER);
+    }
+
+    Object open(String acct, String amount) {
+        int p = LAYOUT.partition(acct);
+        return server().command("EVALSHA", Scripts.digest(Scripts.Script.OPEN), "3", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.journal(p), acct, amount, MARKER);
+    }
+
+    /** Everything a script could have written, across all partitions. */
+    List<Object> state() {
+        List<Object> state = new ArrayList<>();
+        state.add(server().command("DBSIZE"));
+        state.add(server().command("HGETALL", LAYOUT.accountKey(account)));
+        for (int p = 0; p < LAYOUT.partitions(); p++) {
+            state.add(server().command("XLEN", LAYOUT.journal(p)));
+        }
+        return state;
+    }
+
+    static String first(Object reply) {
+        return (String) ((List<?>) reply).get(0);
+    }
+
+    @ParameterizedTest(name = "amount \"{0}\"")
+    @MethodSource("badAmounts")
+    @DisplayName("every script refuses a bad amount text before writing")
+    void badAmountText(String amount) {
+        List<Object> before = state();
+
+        assertThat(first(deduct(account, amount, request, "-"))).isEqualTo("invalid_amount");
+        assertThat(first(credit(account, amount, request, "topup"))).isEqualTo("invalid_amount");
+        assertThat(first(credit(account, amount, request, "refund"))).isEqualTo("invalid_amount");
+        String fresh = "merchant-" + UUID.randomUUID();
+        if (!amount.equals("0")) {
+            assertThat(first(open(fresh, amount))).isEqualTo("invalid_amount");
+        }
+
+        assertThat(state()).isEqualTo(before);
+        assertThat(server().command("EXISTS", LAYOUT.accountKey(fresh))).isEqualTo(0L);
+    }
+
+    @Test
+    @DisplayName("the script names the problem as Java does for the plain cases")
+    void problemsNamed() {
+        assertThat(deduct(account, "0", request, "-")).isEqualTo(List.of("invalid_amount", "ZERO"));
+        assertThat(deduct(account, "-5", request, "-")).isEqualTo(List.of("invalid_amount", "NEGATIVE"));
+        assertThat(deduct(account, "1.5", request, "-")).isEqualTo(List.of("invalid_amount", "FRACTION"));
+        assertThat(deduct(account, "1e3", request, "-")).isEqualTo(List.of("invalid_amount", "EXPONENT"));
+        assertThat(deduct(account, "0x10", request, "-")).isEqualTo(List.of("invalid_amount", "HEX"));
+        assertThat(deduct(account, "nan", request, "-")).isEqualTo(List.of("invalid_amount", "NOT_FINITE"));
+        assertThat(deduct(account, " 5", request, "-")).isEqualTo(List.of("invalid_amount", "WHITESPACE"));
+        assertThat(deduct(account, "9007199254740992", request, "-")).isEqualTo(List.of("invalid_amount", "TOO_LARGE"));
+        assertThat(deduct(account, "9223372036854775808", request, "-")).isEqualTo(List.of("invalid_amount", "BEYOND_LONG"));
+        assertThat(deduct(account, "\u0663", request, "-")).isEqualTo(List.of("invalid_amount", "MALFORMED"));
+    }
+
+    @ParameterizedTest(name = "id #{index}")
+    @MethodSource("badIds")
+    @DisplayName("every script refuses a bad account or request id before writing")
+    void badIdText(String id) {
+        List<Object> before = state();
+
+        assertThat(deduct(id, "5", request, "-")).asList().startsWith("invalid_id", "ACCOUNT");
+        assertThat(deduct(account, "5", id, "-")).asList().startsWith("invalid_id", "REQUEST");
+        assertThat(credit(id, "5", request, "topup")).asList().startsWith("invalid_id", "ACCOUNT");
+        assertThat(credit(account, "5", id, "refund")).asList().startsWith("invalid_id", "REQUEST");
+        assertThat(open(id, "5")).asList().startsWith("invalid_id", "ACCOUNT");
+        int p = LAYOUT.partition(account);
+        assertThat(server().command("EVALSHA", Scripts.digest(Scripts.Script.BALANCE), "2", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:" + id, id, MARKER)).asList().startsWith("invalid_id", "ACCOUNT");
+
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-1", "01", "1.0", "abc", "9223372036854775808", " 7"})
+    @DisplayName("a malformed fencing token is refused before writing")
+    void badToken(String token) {
+        List<Object> before = state();
+        assertThat(deduct(account, "5", request, token)).isEqualTo(List.of("invalid_argument", "token"));
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    @DisplayName("keys that do not match the ids, or span two partitions, are refused before writing")
+    void inconsistentKeys() {
+        List<Object> before = state();
+        int p = LAYOUT.partition(account);
+        int other = (p + 1) % LAYOUT.partitions();
+        Object reply = server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:someone-else", LAYOUT.base(p) + ":req:" + request, LAYOUT.journal(p),
+                account, "5", request, "-", "60000", MARKER);
+        assertThat(reply).isEqualTo(List.of("invalid_argument", "keys"));
+        reply = server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":acct:" + account, LAYOUT.base(p) + ":req:" + request, LAYOUT.journal(other),
+                account, "5", request, "-", "60000", MARKER);
+        assertThat(reply).isEqualTo(List.of("invalid_argument", "keys"));
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    @DisplayName("a token below the account's high-water mark is a stale fence; equal or higher passes and is recorded")
+    void fence() {
+        assertThat(first(deduct(account, "1", "r1-" + request, "18446744073"))).isEqualTo("applied");
+        assertThat(server().command("HGET", LAYOUT.accountKey(account), "fence")).isEqualTo("18446744073");
+        List<Object> before = state();
+
+        assertThat(deduct(account, "1", "r2-" + request, "9999999999")).isEqualTo(List.of("stale_fence", "18446744073"));
+        assertThat(state()).isEqualTo(before);
+
+        assertThat(first(deduct(account, "1", "r3-" + request, "18446744073"))).isEqualTo("applied");
+        assertThat(first(deduct(account, "1", "r4-" + request, "-"))).as("an unfenced deduction skips the fence").isEqualTo("applied");
+        assertThat(first(deduct(account, "1", "r5-" + request, "9223372036854775807"))).isEqualTo("applied");
+        assertThat(server().command("HGET", LAYOUT.accountKey(account), "fence")).isEqualTo("9223372036854775807");
+    }
+
+    @Test
+    @DisplayName("a wrong retention, kind or marker value is refused before writing")
+    void otherArguments() {
+        List<Object> before = state();
+        int p = LAYOUT.partition(account);
+        String[] keys = {LAYOUT.marker(p), LAYOUT.accountKey(account), LAYOUT.requestKey(account, request), LAYOUT.journal(p)};
+        assertThat(server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", keys[0], keys[1], keys[2],
+                keys[3], account, "5", request, "-", "0", MARKER)).isEqualTo(List.of("invalid_argument", "retention"));
+        assertThat(credit(account, "5", request, "deduct")).isEqualTo(List.of("invalid_argument", "kind"));
+        assertThat(server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", keys[0], keys[1], keys[2],
+                keys[3], account, "5", request, "-", "60000", "warden-quota partitions=32"))
+                .isEqualTo(List.of("marker_mismatch", MARKER));
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    @DisplayName("each script declares its flags in a Redis 7 shebang; only the balance read may run out of memory")
+    void shebangs() {
+        for (Scripts.Script script : Scripts.Script.values()) {
+            String firstLine = Scripts.source(script).lines().findFirst().orElseThrow();
+            assertThat(firstLine).startsWith("#!lua flags=").doesNotContain("allow-oom");
+            assertThat(firstLine.contains("no-writes")).isEqualTo(script == Scripts.Script.BALANCE);
+        }
+    }
+}

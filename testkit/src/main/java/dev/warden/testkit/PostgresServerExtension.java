@@ -1,0 +1,102 @@
+package dev.warden.testkit;
+
+import java.util.Objects;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * Gives a test class its own {@link PostgresServer}: started before all tests, stopped after them.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final PostgresServerExtension postgres =
+ *         new PostgresServerExtension(PostgresServer.builder().setting("max_connections", "50"));
+ * }</pre>
+ *
+ * <p>Register it on a {@code static} field (or with {@code @ExtendWith}); the server is available
+ * from {@link #server()} and as a {@link PostgresServer} parameter of test methods and constructors.
+ * {@code @Nested} classes share the enclosing class's server.
+ *
+ * <p>Before each test the server is healed: resumed if a previous test left it paused, restarted if
+ * a previous test stopped or killed it. A fault test that fails half-way therefore does not fail the
+ * tests after it. Data is not dropped between tests; use distinct tables or rows.
+ */
+public final class PostgresServerExtension
+        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
+
+    private final PostgresServer.Builder builder;
+    private PostgresServer server;
+    private String ownerId;
+
+    /** A server with default options. */
+    public PostgresServerExtension() {
+        this(PostgresServer.builder());
+    }
+
+    /** A server started from {@code builder}. */
+    public PostgresServerExtension(PostgresServer.Builder builder) {
+        this.builder = Objects.requireNonNull(builder, "builder");
+    }
+
+    /**
+     * The running server.
+     *
+     * @throws IllegalStateException outside the class's lifecycle, for example when the extension
+     *     is registered on an instance field, where JUnit never calls {@code beforeAll}
+     */
+    public synchronized PostgresServer server() {
+        if (server == null) {
+            throw new IllegalStateException(
+                    "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith");
+        }
+        return server;
+    }
+
+    @Override
+    public synchronized void beforeAll(ExtensionContext context) {
+        startFor(context);
+    }
+
+    @Override
+    public synchronized void afterAll(ExtensionContext context) {
+        if (context.getUniqueId().equals(ownerId)) {
+            PostgresServer started = server;
+            server = null;
+            ownerId = null;
+            started.close();
+        }
+    }
+
+    @Override
+    public synchronized void beforeEach(ExtensionContext context) {
+        PostgresServer current = server();
+        if (!current.isRunning()) {
+            current.restart();
+        } else if (current.isPaused()) {
+            current.resume();
+        }
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        return parameterContext.getParameter().getType() == PostgresServer.class;
+    }
+
+    @Override
+    public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        startFor(extensionContext);
+        return server;
+    }
+
+    /** Starts the server once; the context that started it is the one whose end stops it. */
+    private void startFor(ExtensionContext context) {
+        if (server == null) {
+            server = builder.start();
+            ownerId = context.getUniqueId();
+        }
+    }
+}
