@@ -2,6 +2,7 @@ package dev.warden.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +18,9 @@ import java.util.function.Consumer;
  * <p>Each acquisition returns its own lease object; for a reentrant acquisition the objects share
  * the lock, its token and its validity, and the lock is released on the server when the last of
  * them is released.
+ *
+ * <p>A lease that is never released is renewed until its client closes; closing the client
+ * releases it and tells its listeners ({@link LostReason#CLIENT_CLOSED}).
  */
 public interface Lease extends AutoCloseable {
 
@@ -52,6 +56,12 @@ public interface Lease extends AutoCloseable {
      *         confirm the release; the lock then expires after its TTL, as renewal has stopped
      */
     ReleaseOutcome release();
+
+    /**
+     * {@link #release()} without blocking, for asynchronous code; completes on a Warden thread, with
+     * {@code ALREADY_RELEASED} when this lease was released before.
+     */
+    CompletionStage<ReleaseOutcome> releaseAsync();
 
     /** Same as {@link #release()}; a lost lease is logged at warning level. */
     @Override

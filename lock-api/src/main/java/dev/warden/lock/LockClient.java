@@ -24,13 +24,15 @@ import java.util.Properties;
  * </table>
  * Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT30S}).
  * Every problem in a configuration is reported in one {@link LockException} with reason
- * {@link LockException.Reason#CONFIGURATION}.
+ * {@link LockException.Reason#CONFIGURATION} (or {@code NO_PROVIDER} / {@code AMBIGUOUS_PROVIDER}
+ * when that is among them). Options of the other known backends may sit beside the chosen one's,
+ * so one file can serve every backend; they are checked when their backend is chosen.
  *
  * <p>Closing the client releases every lease it holds, stops its renewals and frees its threads.
  */
 public interface LockClient extends AutoCloseable {
 
-    /** Creates a client from settings; values may be strings, numbers or {@link java.time.Duration}s. */
+    /** Creates a client from settings; values may be strings or {@link java.time.Duration}s. */
     static LockClient create(Map<String, ?> settings) {
         return ClientFactory.create(settings);
     }

@@ -60,7 +60,9 @@ final class Acquisition {
         boolean noWait = false;
         synchronized (this) {
             turn = entered;
-            if (bounded) {
+            // Stopped (client closing) before the turn was known: leave at once.
+            noWait = stopping;
+            if (bounded && !stopping) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left > 0) {
                     deadlineTimer = client.scheduler().schedule(
@@ -73,7 +75,7 @@ final class Acquisition {
             }
         }
         if (noWait) {
-            entered.cancel(false);
+            client.queue().leave(name, entered);
         }
         entered.whenComplete((p, error) -> {
             if (error != null) {
@@ -103,7 +105,7 @@ final class Acquisition {
             w = wake;
         }
         if (t != null) {
-            t.cancel(false);
+            client.queue().leave(name, t);
         }
         if (w != null) {
             w.complete(null);
@@ -196,6 +198,10 @@ final class Acquisition {
     private void onGrant(Grant grant, long sentAt) {
         HeldLock held = null;
         synchronized (this) {
+            if (!stopping && client.isClosed()) {
+                stopping = true;
+                stopReason = new LockException(LockException.Reason.CLOSED, "the lock client was closed");
+            }
             if (!stopping) {
                 granted = true;
                 cancelDeadline();
@@ -206,13 +212,13 @@ final class Acquisition {
             releaseLate(grant);
             return;
         }
-        client.observer().granted(name, grant.fencingToken(), java.time.Duration.ofNanos(System.nanoTime() - startNanos));
         client.remember(held);
         held.start();
+        client.observer().granted(name, grant.fencingToken(), java.time.Duration.ofNanos(System.nanoTime() - startNanos));
         client.pending().remove(this);
         if (!result.complete(held)) {
             // Cancelled as the grant arrived: the caller will never see this lease.
-            held.releaseInBackground();
+            held.releaseInBackground(false);
         }
     }
 
@@ -258,7 +264,8 @@ final class Acquisition {
 
     private void fail(Throwable error) {
         synchronized (this) {
-            if (!stopping) {
+            // An outage outranks a timeout: "busy" must not hide "unreachable".
+            if (!stopping || stopReason != null && stopReason.reason() == LockException.Reason.TIMEOUT) {
                 stopping = true;
                 stopReason = unavailable(error);
             }

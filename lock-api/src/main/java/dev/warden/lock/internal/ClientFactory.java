@@ -32,6 +32,10 @@ public final class ClientFactory {
     public static final String PREFIX = "warden.lock.";
     static final Set<String> COMMON = Set.of("backend", "endpoints", "namespace", "ttl", "connect-timeout",
             "request-timeout");
+    /** Backends whose options may sit in one settings file beside the chosen one's. */
+    static final Set<String> KNOWN_BACKENDS = Set.of("redis", "etcd", "zookeeper");
+    static final Duration MIN_TTL = Duration.ofMillis(100);
+    static final Duration MAX_DURATION = Duration.ofDays(365);
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern BACKEND = Pattern.compile("[a-z][a-z0-9-]{0,31}");
 
@@ -43,9 +47,8 @@ public final class ClientFactory {
         if (properties == null) {
             throw new LockException(LockException.Reason.CONFIGURATION, "properties must not be null");
         }
-        for (String key : properties.stringPropertyNames()) {
-            settings.put(key, properties.getProperty(key));
-        }
+        // entrySet, not stringPropertyNames: a Duration put into Properties must not vanish silently.
+        properties.forEach((k, v) -> settings.put(String.valueOf(k), v));
         return create(settings);
     }
 
@@ -97,7 +100,7 @@ public final class ClientFactory {
         } else {
             endpoints = Arrays.stream(rawEndpoints.split(",")).map(String::trim).toList();
             if (endpoints.stream().anyMatch(String::isEmpty)) {
-                problems.add(PREFIX + "endpoints '" + rawEndpoints + "' contains an empty entry");
+                problems.add(PREFIX + "endpoints '" + masked(rawEndpoints) + "' contains an empty entry");
             }
         }
 
@@ -106,12 +109,22 @@ public final class ClientFactory {
             problems.add(PREFIX + "namespace '" + namespace + "' must be 1-64 of A-Z a-z 0-9 . _ -");
         }
         Duration ttl = positiveDuration(own, "ttl", Duration.ofSeconds(30), problems);
+        if (ttl != null && ttl.compareTo(MIN_TTL) < 0) {
+            problems.add(PREFIX + "ttl must be at least " + MIN_TTL.toMillis() + "ms, was " + own.get("ttl"));
+            ttl = null;
+        }
         Duration connectTimeout = positiveDuration(own, "connect-timeout", Duration.ofSeconds(5), problems);
         Duration requestTimeout = positiveDuration(own, "request-timeout", Duration.ofSeconds(5), problems);
 
         LockProvider provider = null;
+        LockException providerProblem = null;
         if (backend != null) {
-            provider = findProvider(backend, candidates, problems);
+            try {
+                provider = findProvider(backend, candidates, problems);
+            } catch (LockException e) {
+                providerProblem = e;
+                problems.add(e.getMessage());
+            }
         }
 
         Map<String, String> options = new TreeMap<>();
@@ -129,7 +142,7 @@ public final class ClientFactory {
                 } else {
                     options.put(option, e.getValue());
                 }
-            } else {
+            } else if (!KNOWN_BACKENDS.contains(key.substring(0, Math.max(0, key.indexOf('.'))))) {
                 problems.add("unknown setting " + PREFIX + key);
             }
         }
@@ -147,8 +160,8 @@ public final class ClientFactory {
             problems.addAll(provider.validate(config));
         }
         if (!problems.isEmpty()) {
-            throw new LockException(LockException.Reason.CONFIGURATION,
-                    "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
+            LockException.Reason reason = providerProblem != null ? providerProblem.reason() : LockException.Reason.CONFIGURATION;
+            throw new LockException(reason, "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
         }
         return new Resolved(provider, config);
     }
@@ -199,6 +212,10 @@ public final class ClientFactory {
                 problems.add(PREFIX + key + " must be positive, was " + raw);
                 return null;
             }
+            if (d.compareTo(MAX_DURATION) > 0) {
+                problems.add(PREFIX + key + " must be at most " + MAX_DURATION.toDays() + " days, was " + raw);
+                return null;
+            }
             return d;
         } catch (IllegalArgumentException e) {
             problems.add(PREFIX + key + ": " + e.getMessage());
@@ -214,7 +231,8 @@ public final class ClientFactory {
         String authority = uri.getRawAuthority();
         if (scheme == null || authority == null || authority.isEmpty()) {
             throw new LockException(LockException.Reason.CONFIGURATION,
-                    "invalid lock configuration: '" + uri + "' is not of the form backend://host:port[,host:port][?setting=value]");
+                    "invalid lock configuration: '" + masked(uri.toString())
+                            + "' is not of the form backend://host:port[,host:port][?setting=value]");
         }
         String backend = scheme.toLowerCase(java.util.Locale.ROOT);
         if (backend.equals("rediss")) {
@@ -237,6 +255,11 @@ public final class ClientFactory {
             }
         }
         return settings;
+    }
+
+    /** Hides passwords in URIs before they reach a message or a log. */
+    static String masked(String text) {
+        return text.replaceAll("(://[^:/@,]*:)[^@/,]*@", "$1****@");
     }
 
     private static ClassLoader classLoader() {

@@ -28,13 +28,13 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public Lease acquire() {
-        return acquireBlocking(0, false).orElseThrow();
+        return acquireBlocking(0, false, true).orElseThrow();
     }
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        return acquireBlocking(Durations.toNanosSaturated(wait), true);
+        return acquireBlocking(Durations.toNanosSaturated(wait), true, true);
     }
 
     @Override
@@ -48,13 +48,14 @@ final class DefaultLock implements DistributedLock {
         return leaseOf(client.startAcquisition(name, Durations.toNanosSaturated(wait), true, null));
     }
 
-    private static CompletableFuture<Lease> leaseOf(Acquisition a) {
-        CompletableFuture<Lease> lease = a.result.thenApply(LeaseHandle::new);
-        // Cancelling the future the caller holds must reach the acquisition.
+    private CompletableFuture<Lease> leaseOf(Acquisition a) {
+        // Continuations of the caller's future run on Warden's callback threads, never a driver's.
+        CompletableFuture<Lease> lease = a.result.thenApplyAsync(LeaseHandle::new, client.callbacks());
+        // However the caller's future ends early (cancel, orTimeout, completeExceptionally), the
+        // acquisition must stop, or a grant that arrives later is held with nobody to release it.
         lease.whenComplete((l, e) -> {
-            if (lease.isCancelled() && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
-                // Granted as the caller cancelled: nobody will ever see this lease.
-                a.result.join().releaseInBackground();
+            if (e != null && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
+                a.result.join().releaseInBackground(false);
             }
         });
         return lease;
@@ -62,34 +63,49 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public Lock asLock() {
-        return new LockAdapter(this);
+        return new LockAdapter(this, client);
     }
 
-    private Optional<Lease> acquireBlocking(long waitNanos, boolean bounded) {
+    /**
+     * @param interruptible whether an interrupt abandons the wait ({@link Lock#lock()} and
+     *        {@link Lock#tryLock()} must not be interrupted; they restore the flag afterwards)
+     */
+    Optional<Lease> acquireBlocking(long waitNanos, boolean bounded, boolean interruptible) {
         client.ensureOpen();
         HeldLock again = client.reenter(name);
         if (again != null) {
             return Optional.of(new LeaseHandle(again));
         }
         Acquisition a = client.startAcquisition(name, waitNanos, bounded, Thread.currentThread());
+        boolean interrupted = false;
         try {
-            return Optional.of(new LeaseHandle(a.result.get()));
-        } catch (InterruptedException e) {
-            a.stop(LockException.interrupted("interrupted while waiting for lock '" + name + "'", e));
-            Thread.interrupted();
-            awaitCleanUp(a);
-            Thread.currentThread().interrupt();
-            throw new LockException(LockException.Reason.INTERRUPTED,
-                    "interrupted while waiting for lock '" + name + "'", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof LockException le) {
-                if (le.reason() == LockException.Reason.TIMEOUT) {
-                    return Optional.empty();
+            while (true) {
+                try {
+                    return Optional.of(new LeaseHandle(a.result.get()));
+                } catch (InterruptedException e) {
+                    if (!interruptible) {
+                        interrupted = true;
+                        continue;
+                    }
+                    a.stop(new LockException(LockException.Reason.INTERRUPTED,
+                            "interrupted while waiting for lock '" + name + "'", e));
+                    awaitCleanUp(a);
+                    throw LockException.interrupted("interrupted while waiting for lock '" + name + "'", e);
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof LockException le) {
+                        if (le.reason() == LockException.Reason.TIMEOUT) {
+                            return Optional.empty();
+                        }
+                        throw new LockException(le.reason(), le.getMessage(), le);
+                    }
+                    throw new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired",
+                            e.getCause());
                 }
-                throw new LockException(le.reason(), le.getMessage(), le);
             }
-            throw new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired",
-                    e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -98,14 +114,11 @@ final class DefaultLock implements DistributedLock {
         boolean interrupted = false;
         while (true) {
             try {
-                HeldLock raced = a.result.get();
-                new LeaseHandle(raced).release();
+                a.result.get().releaseInBackground(false);
                 break;
             } catch (InterruptedException again) {
                 interrupted = true;
             } catch (ExecutionException stopped) {
-                break;
-            } catch (LockException releaseFailed) {
                 break;
             }
         }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,10 +40,12 @@ final class DefaultLockClient implements LockClient {
     private final AtomicLong acquisitions = new AtomicLong();
     private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService events;
+    private final ExecutorService callbacks;
     private final LocalQueue queue = new LocalQueue();
     private final Set<HeldLock> held = ConcurrentHashMap.newKeySet();
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final Map<ReentryKey, HeldLock> byThread = new ConcurrentHashMap<>();
+    private final Map<ReentryKey, java.util.Deque<dev.warden.lock.Lease>> lockViewHolds = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     DefaultLockClient(LockConfig config, LockDriver driver, LockObserver observer) {
@@ -53,6 +56,8 @@ final class DefaultLockClient implements LockClient {
         scheduler = new ScheduledThreadPoolExecutor(1, daemon("warden-" + config.backend() + "-keeper-" + n));
         scheduler.setRemoveOnCancelPolicy(true);
         events = Executors.newSingleThreadExecutor(daemon("warden-" + config.backend() + "-events-" + n));
+        // Asynchronous callers' continuations run here, never on a driver thread they could block.
+        callbacks = Executors.newCachedThreadPool(daemon("warden-" + config.backend() + "-callbacks-" + n));
         driver.onSessionLost(this::sessionLost);
     }
 
@@ -86,6 +91,19 @@ final class DefaultLockClient implements LockClient {
 
     ExecutorService events() {
         return events;
+    }
+
+    ExecutorService callbacks() {
+        return callbacks;
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    /** The {@link java.util.concurrent.locks.Lock} views' holds, per lock name and thread. */
+    Map<ReentryKey, java.util.Deque<dev.warden.lock.Lease>> lockViewHolds() {
+        return lockViewHolds;
     }
 
     LocalQueue queue() {
@@ -128,7 +146,7 @@ final class DefaultLockClient implements LockClient {
             byThread.put(new ReentryKey(h.name(), h.reentryThread()), h);
         }
         if (closed.get()) {
-            h.releaseInBackground();
+            h.releaseInBackground(true);
         }
     }
 
@@ -166,15 +184,24 @@ final class DefaultLockClient implements LockClient {
                 // Stopped acquisitions complete exceptionally once cleaned up.
             }
         }
+        List<CompletableFuture<?>> releases = new ArrayList<>();
         for (HeldLock h : List.copyOf(held)) {
-            try {
-                h.releaseAll();
-            } catch (LockException e) {
-                log.warn("could not release lock '{}' while closing; it expires within its TTL", h.name(), e);
-                h.markLost(LostReason.CLIENT_CLOSED, e);
-            }
+            releases.add(h.releaseForClose().whenComplete((outcome, error) -> {
+                if (error != null) {
+                    log.warn("could not release lock '{}' while closing; it expires within its TTL", h.name(), error);
+                }
+            }));
+        }
+        try {
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+                    .get(Math.max(0, deadline - System.nanoTime()) + config.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception reported) {
+            // Each failed release was logged above.
         }
         scheduler.shutdownNow();
+        callbacks.shutdown();
         events.shutdown();
         try {
             if (!events.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -196,6 +223,6 @@ final class DefaultLockClient implements LockClient {
         };
     }
 
-    private record ReentryKey(String name, Thread thread) {
+    record ReentryKey(String name, Thread thread) {
     }
 }

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,9 +44,12 @@ final class HeldLock {
     private int holds = 1;
     private State state = State.HELD;
     private volatile long validUntilNanos;
+    /** When the server last confirmed the lock was ours: the grant's or the last renewal's send time. */
+    private long confirmedAtNanos;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> expiry;
     private CompletableFuture<Boolean> renewalInFlight;
+    private CompletableFuture<ReleaseOutcome> releasing;
     private LeaseLost lost;
     private final List<Consumer<LeaseLost>> listeners = new ArrayList<>();
 
@@ -60,6 +64,7 @@ final class HeldLock {
         this.driftNanos = ttlNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
         this.queuePermit = queuePermit;
         this.reentryThread = reentryThread;
+        this.confirmedAtNanos = sentAtNanos;
         this.validUntilNanos = sentAtNanos + ttlNanos - driftNanos;
     }
 
@@ -84,6 +89,10 @@ final class HeldLock {
         return reentryThread;
     }
 
+    java.util.concurrent.Executor callbacks() {
+        return client.callbacks();
+    }
+
     boolean isValid() {
         synchronized (this) {
             if (state != State.HELD) {
@@ -98,10 +107,6 @@ final class HeldLock {
             return Duration.ZERO;
         }
         return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
-    }
-
-    Instant expiresAt() {
-        return Instant.now().plus(remaining());
     }
 
     /** Adds a hold for the same thread, unless the lock is no longer held. */
@@ -122,7 +127,7 @@ final class HeldLock {
                 return;
             }
         }
-        client.events().execute(() -> notify(listener, already));
+        tell(listener, already);
     }
 
     private long renewInterval() {
@@ -158,14 +163,23 @@ final class HeldLock {
             if (state != State.HELD) {
                 return;
             }
-            client.observer().renewing(name, grant.fencingToken());
             sentAt = System.nanoTime();
-            try {
-                call = client.driver().renew(grant, ttl).toCompletableFuture();
-            } catch (RuntimeException e) {
-                call = CompletableFuture.failedFuture(e);
+            if (sentAt - validUntilNanos >= 0) {
+                call = null;
+            } else {
+                client.observer().renewing(name, grant.fencingToken());
+                try {
+                    call = client.driver().renew(grant, ttl).toCompletableFuture();
+                } catch (RuntimeException e) {
+                    call = CompletableFuture.failedFuture(e);
+                }
+                renewalInFlight = call;
             }
-            renewalInFlight = call;
+        }
+        if (call == null) {
+            // Past the deadline the lease has already read invalid; a late renewal must not revive it.
+            markLost(LostReason.EXPIRED, null);
+            return;
         }
         call.whenComplete((stillOurs, error) -> renewed(sentAt, stillOurs, error));
     }
@@ -176,7 +190,9 @@ final class HeldLock {
             if (state != State.HELD) {
                 return;
             }
-            if (error == null && Boolean.TRUE.equals(stillOurs)) {
+            boolean expired = System.nanoTime() - validUntilNanos >= 0;
+            if (error == null && Boolean.TRUE.equals(stillOurs) && !expired) {
+                confirmedAtNanos = sentAt;
                 long candidate = sentAt + ttlNanos - driftNanos;
                 if (candidate - validUntilNanos > 0) {
                     validUntilNanos = candidate;
@@ -186,7 +202,7 @@ final class HeldLock {
                 scheduleRenewal(renewInterval());
                 return;
             }
-            if (error != null) {
+            if (error != null && !expired) {
                 // A transport error does not prove the lock is gone; retry while the lease is still
                 // valid. The expiry check declares it lost at its deadline if no retry succeeds.
                 log.debug("renewal of lock '{}' failed, retrying", name, error);
@@ -194,44 +210,58 @@ final class HeldLock {
                 return;
             }
         }
-        markLost(LostReason.NOT_OWNER, null);
+        markLost(error == null && !Boolean.TRUE.equals(stillOurs) ? LostReason.NOT_OWNER : LostReason.EXPIRED, error);
     }
 
     /** Marks the lease lost at once: timers stop, the local queue moves on, listeners are told. */
     void markLost(LostReason reason, Throwable cause) {
-        List<Consumer<LeaseLost>> toTell;
         LeaseLost event;
+        List<Consumer<LeaseLost>> toTell;
         synchronized (this) {
             if (state != State.HELD) {
                 return;
             }
             state = State.LOST;
-            long now = System.nanoTime();
-            long overdue = Math.max(0, now - validUntilNanos);
-            if (overdue == 0) {
-                validUntilNanos = now;
-            }
-            Instant lastValidAt = Instant.now().minusNanos(overdue);
-            event = new LeaseLost(name, grant.fencingToken(), reason, Optional.ofNullable(cause), lastValidAt);
-            lost = event;
-            toTell = List.copyOf(listeners);
-            listeners.clear();
             cancelTimers();
+            event = lostEvent(reason, cause);
+            toTell = takeListeners(event);
+            validUntilNanos = Math.min(validUntilNanos, System.nanoTime());
         }
         log.warn("lease on lock '{}' (token {}) lost: {}", name, grant.fencingToken(), reason);
-        client.observer().lost(event);
         client.forget(this);
         queuePermit.run();
-        for (Consumer<LeaseLost> listener : toTell) {
-            client.events().execute(() -> notify(listener, event));
-        }
+        client.observer().lost(event);
+        toTell.forEach(l -> tell(l, event));
     }
 
-    private void notify(Consumer<LeaseLost> listener, LeaseLost event) {
+    /** Called with the monitor held. */
+    private LeaseLost lostEvent(LostReason reason, Throwable cause) {
+        // Expiry is exact; a lock found gone was last known ours when the server last confirmed it.
+        long lastValid = reason == LostReason.EXPIRED ? validUntilNanos : confirmedAtNanos;
+        Instant lastValidAt = Instant.now().minusNanos(Math.max(0, System.nanoTime() - lastValid));
+        return new LeaseLost(name, grant.fencingToken(), reason, Optional.ofNullable(cause), lastValidAt);
+    }
+
+    /** Called with the monitor held. */
+    private List<Consumer<LeaseLost>> takeListeners(LeaseLost event) {
+        lost = event;
+        List<Consumer<LeaseLost>> toTell = List.copyOf(listeners);
+        listeners.clear();
+        return toTell;
+    }
+
+    private void tell(Consumer<LeaseLost> listener, LeaseLost event) {
+        Runnable call = () -> {
+            try {
+                listener.accept(event);
+            } catch (RuntimeException e) {
+                log.warn("lease-lost listener for lock '{}' failed", name, e);
+            }
+        };
         try {
-            listener.accept(event);
-        } catch (RuntimeException e) {
-            log.warn("lease-lost listener for lock '{}' failed", name, e);
+            client.events().execute(call);
+        } catch (RejectedExecutionException closed) {
+            call.run();
         }
     }
 
@@ -246,26 +276,28 @@ final class HeldLock {
 
     /** Releases one hold; the last one stops the keeper and compare-and-deletes on the server. */
     ReleaseOutcome releaseOne() {
-        return await(releaseAsync(false));
-    }
-
-    /** Releases every hold, for client close. */
-    ReleaseOutcome releaseAll() {
-        return await(releaseAsync(true));
+        return await(releaseAsync(false, false));
     }
 
     /**
      * Releases without blocking, for callbacks on driver threads: completes with the outcome, or
      * exceptionally with {@code UNAVAILABLE} when the server did not confirm (the lock then expires
      * within its TTL, as renewal has stopped). Drivers bound every call by the request timeout, so
-     * the stage always completes.
+     * the stage always completes. A release already under way is joined, not repeated.
+     *
+     * @param allHolds release every reentrant hold at once
+     * @param closing the client is closing underneath the holder: its listeners hear CLIENT_CLOSED
      */
-    CompletableFuture<ReleaseOutcome> releaseAsync(boolean allHolds) {
+    CompletableFuture<ReleaseOutcome> releaseAsync(boolean allHolds, boolean closing) {
         CompletableFuture<Boolean> pendingRenewal;
+        CompletableFuture<ReleaseOutcome> result = new CompletableFuture<>();
         synchronized (this) {
             if (state == State.LOST) {
                 client.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
                 return CompletableFuture.completedFuture(ReleaseOutcome.LOST);
+            }
+            if (state == State.RELEASING) {
+                return releasing;
             }
             if (state != State.HELD) {
                 return CompletableFuture.completedFuture(ReleaseOutcome.ALREADY_RELEASED);
@@ -275,6 +307,7 @@ final class HeldLock {
                 return CompletableFuture.completedFuture(ReleaseOutcome.STILL_HELD);
             }
             state = State.RELEASING;
+            releasing = result;
             cancelTimers();
             pendingRenewal = renewalInFlight;
         }
@@ -283,31 +316,51 @@ final class HeldLock {
         CompletableFuture<Void> quiet = pendingRenewal == null
                 ? CompletableFuture.completedFuture(null)
                 : pendingRenewal.handle((ok, error) -> null);
-        return quiet.thenCompose(v -> client.driver().release(grant))
-                .handle((removed, error) -> {
-                    synchronized (this) {
-                        state = State.RELEASED;
-                    }
-                    client.forget(this);
-                    queuePermit.run();
-                    if (error != null) {
-                        throw new CompletionException(new LockException(LockException.Reason.UNAVAILABLE,
-                                "release of lock '" + name + "' was not confirmed; it expires on the server within its TTL",
-                                error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
-                    }
-                    ReleaseOutcome outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
-                    client.observer().released(name, grant.fencingToken(), outcome);
-                    return outcome;
-                });
+        quiet.thenCompose(v -> client.driver().release(grant)).whenComplete((removed, error) -> {
+            LeaseLost event = null;
+            List<Consumer<LeaseLost>> toTell = List.of();
+            synchronized (this) {
+                if (closing) {
+                    state = State.LOST;
+                    event = lostEvent(LostReason.CLIENT_CLOSED, error);
+                    toTell = takeListeners(event);
+                } else {
+                    state = State.RELEASED;
+                }
+            }
+            client.forget(this);
+            queuePermit.run();
+            if (event != null) {
+                client.observer().lost(event);
+                for (Consumer<LeaseLost> l : toTell) {
+                    tell(l, event);
+                }
+            }
+            if (error != null) {
+                result.completeExceptionally(new LockException(LockException.Reason.UNAVAILABLE,
+                        "release of lock '" + name + "' was not confirmed; it expires on the server within its TTL",
+                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
+                return;
+            }
+            ReleaseOutcome outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+            client.observer().released(name, grant.fencingToken(), outcome);
+            result.complete(outcome);
+        });
+        return result;
     }
 
     /** Releases on a driver thread, where blocking could starve the reply it waits for. */
-    void releaseInBackground() {
-        releaseAsync(true).whenComplete((outcome, error) -> {
+    void releaseInBackground(boolean closing) {
+        releaseAsync(true, closing).whenComplete((outcome, error) -> {
             if (error != null) {
                 log.warn("could not release lock '{}' (token {}); it expires within its TTL", name, grant.fencingToken(), error);
             }
         });
+    }
+
+    /** The client is closing: release every hold and tell the holder its lease is gone. */
+    CompletableFuture<ReleaseOutcome> releaseForClose() {
+        return releaseAsync(true, true);
     }
 
     private ReleaseOutcome await(CompletableFuture<ReleaseOutcome> f) {

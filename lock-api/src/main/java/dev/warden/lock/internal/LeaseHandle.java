@@ -9,6 +9,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -60,6 +62,14 @@ final class LeaseHandle implements Lease {
             return ReleaseOutcome.ALREADY_RELEASED;
         }
         return held.releaseOne();
+    }
+
+    @Override
+    public CompletionStage<ReleaseOutcome> releaseAsync() {
+        if (!released.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(ReleaseOutcome.ALREADY_RELEASED);
+        }
+        return held.releaseAsync(false, false).whenCompleteAsync((o, e) -> { }, held.callbacks());
     }
 
     @Override

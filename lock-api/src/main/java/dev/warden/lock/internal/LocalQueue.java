@@ -29,6 +29,19 @@ final class LocalQueue {
         }
     }
 
+    /** Leaves the queue without waiting for the turn, so a long wait does not pile up dead entries. */
+    void leave(String name, CompletableFuture<Runnable> turn) {
+        if (!turn.cancel(false)) {
+            return;
+        }
+        synchronized (this) {
+            Line line = lines.get(name);
+            if (line != null) {
+                line.waiting.remove(turn);
+            }
+        }
+    }
+
     /** Whether anyone holds or waits for a turn on {@code name}. */
     synchronized boolean isBusy(String name) {
         return lines.containsKey(name);

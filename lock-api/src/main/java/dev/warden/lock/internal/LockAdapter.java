@@ -6,45 +6,28 @@ import dev.warden.lock.LockException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
-/** {@link Lock} over a distributed lock; holds belong to threads, as that interface requires. */
+/**
+ * {@link Lock} over a distributed lock. Holds belong to threads, as that interface requires, and
+ * are kept by the client per name, so every view of one lock agrees on who holds it.
+ */
 final class LockAdapter implements Lock {
 
     private final DefaultLock lock;
-    private final Map<Thread, Deque<Lease>> holds = new ConcurrentHashMap<>();
+    private final DefaultLockClient client;
 
-    LockAdapter(DefaultLock lock) {
+    LockAdapter(DefaultLock lock, DefaultLockClient client) {
         this.lock = lock;
+        this.client = client;
     }
 
     @Override
     public void lock() {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    push(lock.acquire());
-                    return;
-                } catch (LockException e) {
-                    if (e.reason() != LockException.Reason.INTERRUPTED) {
-                        throw e;
-                    }
-                    // lock() is not interruptible: clear the flag, keep waiting, restore it after.
-                    Thread.interrupted();
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        push(lock.acquireBlocking(0, false, false).orElseThrow());
     }
 
     @Override
@@ -55,19 +38,13 @@ final class LockAdapter implements Lock {
         try {
             push(lock.acquire());
         } catch (LockException e) {
-            if (e.reason() == LockException.Reason.INTERRUPTED) {
-                Thread.interrupted();
-                InterruptedException ie = new InterruptedException(e.getMessage());
-                ie.initCause(e);
-                throw ie;
-            }
-            throw e;
+            throw asInterrupted(e);
         }
     }
 
     @Override
     public boolean tryLock() {
-        return offer(lock.tryAcquire(Duration.ZERO));
+        return offer(lock.acquireBlocking(0, true, false));
     }
 
     @Override
@@ -78,25 +55,20 @@ final class LockAdapter implements Lock {
         try {
             return offer(lock.tryAcquire(Duration.ofNanos(unit.toNanos(Math.max(0, time)))));
         } catch (LockException e) {
-            if (e.reason() == LockException.Reason.INTERRUPTED) {
-                Thread.interrupted();
-                InterruptedException ie = new InterruptedException(e.getMessage());
-                ie.initCause(e);
-                throw ie;
-            }
-            throw e;
+            throw asInterrupted(e);
         }
     }
 
     @Override
     public void unlock() {
-        Deque<Lease> mine = holds.get(Thread.currentThread());
-        if (mine == null || mine.isEmpty()) {
+        DefaultLockClient.ReentryKey key = new DefaultLockClient.ReentryKey(lock.name(), Thread.currentThread());
+        Deque<Lease> mine = client.lockViewHolds().get(key);
+        Lease lease = mine == null ? null : mine.poll();
+        if (lease == null) {
             throw new IllegalMonitorStateException("the current thread does not hold lock '" + lock.name() + "'");
         }
-        Lease lease = mine.pop();
         if (mine.isEmpty()) {
-            holds.remove(Thread.currentThread());
+            client.lockViewHolds().remove(key);
         }
         lease.close();
     }
@@ -112,6 +84,18 @@ final class LockAdapter implements Lock {
     }
 
     private void push(Lease lease) {
-        holds.computeIfAbsent(Thread.currentThread(), t -> new ArrayDeque<>()).push(lease);
+        client.lockViewHolds()
+                .computeIfAbsent(new DefaultLockClient.ReentryKey(lock.name(), Thread.currentThread()), k -> new ArrayDeque<>())
+                .push(lease);
+    }
+
+    private static InterruptedException asInterrupted(LockException e) throws LockException {
+        if (e.reason() != LockException.Reason.INTERRUPTED) {
+            throw e;
+        }
+        Thread.interrupted();
+        InterruptedException ie = new InterruptedException(e.getMessage());
+        ie.initCause(e);
+        return ie;
     }
 }

@@ -52,7 +52,10 @@ final class SafeObserver implements LockObserver {
     private void guard(Runnable call) {
         try {
             call.run();
-        } catch (RuntimeException e) {
+        } catch (VirtualMachineError fatal) {
+            throw fatal;
+        } catch (Throwable e) {
+            // Even an AssertionError from a test's observer must not stop a grant, renewal or release.
             log.warn("lock observer {} failed", delegate.getClass().getName(), e);
         }
     }

@@ -96,6 +96,35 @@ class ClientFactoryTest {
     }
 
     @Test
+    @DisplayName("a missing provider is reported together with every other problem")
+    void missingProviderWithOtherProblems() {
+        LockException e = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.ttl", "50ms", "warden.lock.colour", "red"), new Named("redis"));
+        assertThat(e.reason()).isEqualTo(LockException.Reason.NO_PROVIDER);
+        assertThat(e.getMessage()).contains("no lock provider for backend 'etcd'", "ttl must be at least 100ms",
+                "unknown setting warden.lock.colour");
+    }
+
+    @Test
+    @DisplayName("options of another known backend may sit beside the chosen one's; durations are bounded")
+    void otherBackendsOptionsAndBounds() {
+        var r = ClientFactory.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "warden.lock.zookeeper.lost-on", "lost", "warden.lock.ttl", Duration.ofSeconds(2)), List.of(new Named("redis")));
+        assertThat(r.config().ttl()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(r.config().options()).isEmpty();
+        LockException e = configError(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "warden.lock.request-timeout", "3000000h"), new Named("redis"));
+        assertThat(e.getMessage()).contains("request-timeout must be at most 365 days");
+    }
+
+    @Test
+    @DisplayName("passwords never reach a message")
+    void masksCredentials() {
+        assertThat(ClientFactory.masked("redis://user:s3cret@h:6379,redis://:pw@h2:1"))
+                .isEqualTo("redis://user:****@h:6379,redis://:****@h2:1");
+    }
+
+    @Test
     @DisplayName("the URI form names backend, endpoints and settings")
     void uriForm() {
         Map<String, String> s = ClientFactory.settingsFromUri(URI.create("etcd://a:2379,b:2379?ttl=10s&namespace=billing"));

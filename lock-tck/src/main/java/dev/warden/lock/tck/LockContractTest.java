@@ -293,6 +293,15 @@ public abstract class LockContractTest {
             assertThat(onServer(name)).isFalse();
             assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
             assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isTrue();
+            c.lock(name).asLock().unlock();
+            assertThat(onServer(name)).as("every view of one lock agrees on its holder").isFalse();
+            Thread.currentThread().interrupt();
+            try {
+                assertThat(lock.tryLock()).as("tryLock() ignores the interrupt flag").isTrue();
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
             lock.unlock();
         }
     }
@@ -385,6 +394,35 @@ public abstract class LockContractTest {
             }
             Await.until(slack(), "every raced grant is released", () -> !onServer(name));
             assertThat(client().lock(name).tryAcquire(slack())).isPresent();
+        }
+
+        @Test
+        @DisplayName("an async acquire whose future the caller times out leaves nothing behind")
+        void callerTimeoutLeavesNothing() throws Exception {
+            LockClient waiter = client();
+            String name = newName();
+            Lease held = client().lock(name).acquire();
+            CompletableFuture<Lease> waiting = waiter.lock(name).acquireAsync().orTimeout(200, TimeUnit.MILLISECONDS);
+            assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(java.util.concurrent.TimeoutException.class);
+            held.release();
+            Await.during(renewInterval(), "nothing appears on the server", () -> !onServer(name));
+            assertThat(waiter.lock(name).tryAcquire(Duration.ZERO)).isPresent();
+        }
+
+        @Test
+        @DisplayName("async continuations run on Warden's threads and may block, even to release")
+        void continuationsMayBlock() throws Exception {
+            String name = newName();
+            String thread = client().lock(name).acquireAsync().thenApply(lease -> {
+                assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+                return Thread.currentThread().getName();
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(thread).startsWith("warden-");
+            assertThat(onServer(name)).isFalse();
+            Lease again = client().lock(name).acquire();
+            assertThat(again.releaseAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(ReleaseOutcome.RELEASED);
+            assertThat(again.releaseAsync().toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .isEqualTo(ReleaseOutcome.ALREADY_RELEASED);
         }
 
         @Test
@@ -684,12 +722,17 @@ public abstract class LockContractTest {
         void closeReleases() {
             LockClient c = client();
             List<String> held = List.of(newName(), newName(), newName());
+            List<Lease> leases = new ArrayList<>();
             for (String name : held) {
-                c.lock(name).acquire();
+                leases.add(c.lock(name).acquire());
             }
+            AtomicReference<LeaseLost> told = watch(leases.get(0));
             assertThat(held).allMatch(LockContractTest.this::onServer);
             c.close();
             assertThat(held).noneMatch(LockContractTest.this::onServer);
+            Await.until(slack(), "the holder is told", () -> told.get() != null);
+            assertThat(told.get().reason()).isEqualTo(LostReason.CLIENT_CLOSED);
+            assertThat(leases).noneMatch(Lease::isValid);
             LockClient other = client();
             for (String name : held) {
                 assertThat(other.lock(name).tryAcquire(Duration.ZERO)).isPresent();
