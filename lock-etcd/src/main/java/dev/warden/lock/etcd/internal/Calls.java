@@ -1,0 +1,132 @@
+package dev.warden.lock.etcd.internal;
+
+import dev.warden.lock.LockException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Bounds every call the driver hands to lock-api by the request timeout (gRPC deadlines bound the
+ * RPCs too, but a call may be queued behind a reconnect), completes results on the driver's own
+ * threads rather than on gRPC or Vert.x threads, and turns errors into {@link LockException}s that
+ * name the endpoints.
+ */
+final class Calls {
+
+    private final ScheduledExecutorService timers;
+    private final Executor completions;
+    private final Duration timeout;
+    private final String endpoints;
+
+    Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints) {
+        this.timers = timers;
+        this.completions = completions;
+        this.timeout = timeout;
+        this.endpoints = endpoints;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    <T> CompletableFuture<T> bounded(String what, Supplier<? extends CompletableFuture<T>> call) {
+        return bounded(what, timeout, call);
+    }
+
+    <T> CompletableFuture<T> bounded(String what, Duration limit, Supplier<? extends CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> started;
+        try {
+            started = call.get();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(translate(what, e));
+            return result;
+        }
+        ScheduledFuture<?> deadline = schedule(() -> result.completeExceptionally(new LockException(
+                LockException.Reason.UNAVAILABLE, "etcd at " + endpoints + " did not answer " + what + " within "
+                + limit.toMillis() + " ms")), limit.toNanos());
+        started.whenComplete((value, error) -> {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            execute(() -> {
+                if (error == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(translate(what, error));
+                }
+            });
+        });
+        return result;
+    }
+
+    /** Schedules on the driver's timer; null once it is shut down. */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        try {
+            return timers.schedule(() -> execute(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /** Runs on the driver's threads, or here once they are shut down. */
+    void execute(Runnable task) {
+        try {
+            completions.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
+    }
+
+    LockException translate(String what, Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof LockException e) {
+            return e;
+        }
+        return new LockException(LockException.Reason.UNAVAILABLE,
+                "etcd at " + endpoints + " failed " + what + ": " + cause.getMessage(), cause);
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** Whether the server said the lease does not exist (expired or revoked). */
+    static boolean leaseNotFound(Throwable error) {
+        Throwable t = unwrap(error);
+        while (t != null) {
+            if (t instanceof EtcdException e && e.getErrorCode() == ErrorCode.NOT_FOUND
+                    && String.valueOf(e.getMessage()).contains("lease not found")) {
+                return true;
+            }
+            if (t instanceof LeaseGone) {
+                return true;
+            }
+            t = t.getCause() == t ? null : t.getCause();
+        }
+        return false;
+    }
+
+    /** The lease of a session is gone on the server, or the session was lost locally. */
+    static final class LeaseGone extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LeaseGone(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

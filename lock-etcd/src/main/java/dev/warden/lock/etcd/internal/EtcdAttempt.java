@@ -1,0 +1,335 @@
+package dev.warden.lock.etcd.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LockAttempt;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One place in a lock's queue. The first poll creates the entry {@code <prefix><unique>} with the
+ * session's lease and, in the same transaction, reads the two newest entries: ours and the one just
+ * ahead of it. Later polls read our entry and the newest entry created before it. No entry ahead
+ * means we hold the lock, once a keep-alive sent no earlier than the poll confirmed the lease.
+ * Otherwise {@link #changed()} watches the entry ahead from the revision after our read, so its
+ * deletion cannot be missed, and completes when it goes.
+ *
+ * <p>Creation is guarded by a marker key: an entry whose creation was never confirmed (the call
+ * timed out) is abandoned by deleting it and writing the marker in one transaction, so a creation
+ * that reaches the server late finds the marker and does nothing, instead of leaving an entry on a
+ * live lease that would block the lock.
+ */
+final class EtcdAttempt implements LockAttempt {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdAttempt.class);
+
+    private enum Created { NO, UNKNOWN, YES }
+
+    private final EtcdDriver driver;
+    private final String prefix;
+    private final String key;
+    private final String marker;
+    private final String owner;
+
+    private Session session;
+    private Created created = Created.NO;
+    private long createRevision;
+    private String ahead;
+    private long readRevision;
+    private boolean finished;
+    private Watch.Watcher watcher;
+    private CompletableFuture<Void> waiting;
+    private ScheduledFuture<?> fallback;
+
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String unique, String owner) {
+        this.driver = driver;
+        this.prefix = prefix;
+        this.key = prefix + unique;
+        this.marker = marker;
+        this.owner = owner;
+    }
+
+    @Override
+    public CompletionStage<Optional<Grant>> poll(Duration ttl) {
+        synchronized (this) {
+            if (created == Created.NO) {
+                return driver.session().thenCompose(this::create);
+            }
+        }
+        return recheck();
+    }
+
+    private CompletableFuture<Optional<Grant>> create(Session s) {
+        synchronized (this) {
+            session = s;
+            created = Created.UNKNOWN;
+        }
+        ByteSequence k = EtcdDriver.bytes(key);
+        ByteSequence p = EtcdDriver.bytes(prefix);
+        CompletableFuture<Void> alive = s.keepAliveOnce();
+        CompletableFuture<TxnResponse> txn = driver.calls().bounded("queueing for " + prefix, () -> driver.kv().txn()
+                .If(new Cmp(EtcdDriver.bytes(marker), Cmp.Op.EQUAL, CmpTarget.version(0)))
+                .Then(Op.put(k, EtcdDriver.bytes(owner), PutOption.builder().withLeaseId(s.leaseId()).build()),
+                        Op.get(p, GetOption.builder().isPrefix(true)
+                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
+                                .withLimit(2).build()))
+                .commit());
+        CompletableFuture<Entry> read = txn.thenApply(r -> {
+            if (!r.isSucceeded()) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + key + " was abandoned before it was created");
+            }
+            List<KeyValue> kvs = r.getGetResponses().get(0).getKvs();
+            long mine = 0;
+            for (KeyValue kvp : kvs) {
+                if (kvp.getKey().toString(java.nio.charset.StandardCharsets.UTF_8).equals(key)) {
+                    mine = kvp.getCreateRevision();
+                }
+            }
+            if (mine == 0) {
+                throw new LockException(LockException.Reason.PROTOCOL, "etcd did not return queue entry " + key
+                        + " in the transaction that created it");
+            }
+            synchronized (this) {
+                created = Created.YES;
+                createRevision = mine;
+            }
+            return new Entry(aheadOf(kvs, mine), r.getHeader().getRevision());
+        });
+        return decide(s, alive, read);
+    }
+
+    private CompletableFuture<Optional<Grant>> recheck() {
+        Session s;
+        long mine;
+        synchronized (this) {
+            s = session;
+            mine = createRevision;
+        }
+        if (!s.isAlive()) {
+            return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
+        }
+        CompletableFuture<Void> alive = s.keepAliveOnce();
+        CompletableFuture<TxnResponse> txn = driver.calls().bounded("a queue read of " + prefix, () -> driver.kv().txn()
+                .Then(Op.get(EtcdDriver.bytes(key), GetOption.DEFAULT),
+                        Op.get(EtcdDriver.bytes(prefix), GetOption.builder().isPrefix(true)
+                                .withMaxCreateRevision(mine - 1)
+                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
+                                .withLimit(1).build()))
+                .commit());
+        CompletableFuture<Entry> read = txn.thenApply(r -> {
+            GetResponse own = r.getGetResponses().get(0);
+            if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != mine) {
+                throw entryLost("its queue entry is gone (its lease expired, or it was deleted)");
+            }
+            return new Entry(aheadOf(r.getGetResponses().get(1).getKvs(), mine), r.getHeader().getRevision());
+        });
+        return decide(s, alive, read);
+    }
+
+    /** Granted when nothing is ahead, the lease was confirmed by a keep-alive sent with this poll, and the session is alive. */
+    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Void> alive, CompletableFuture<Entry> read) {
+        return alive.handle((v, error) -> error).thenCombine(read, (keepAliveError, entry) -> {
+            if (keepAliveError != null && Calls.leaseNotFound(keepAliveError)) {
+                throw entryLost("its etcd lease is gone");
+            }
+            synchronized (this) {
+                readRevision = entry.revision();
+                ahead = entry.ahead();
+                if (entry.ahead() != null) {
+                    return Optional.<Grant>empty();
+                }
+            }
+            if (keepAliveError != null) {
+                throw new CompletionException(keepAliveError);
+            }
+            if (!s.isAlive()) {
+                throw entryLost("its etcd lease was lost");
+            }
+            synchronized (this) {
+                finished = true;
+            }
+            return Optional.<Grant>of(new EtcdGrant(key, createRevision, s));
+        });
+    }
+
+    private String aheadOf(List<KeyValue> kvs, long mine) {
+        KeyValue best = null;
+        for (KeyValue kvp : kvs) {
+            long rev = kvp.getCreateRevision();
+            if (rev < mine && (best == null || rev > best.getCreateRevision())) {
+                best = kvp;
+            }
+        }
+        return best == null ? null : best.getKey().toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private LockException entryLost(String why) {
+        return new LockException(LockException.Reason.UNAVAILABLE, "waiting for lock queue " + prefix
+                + " stopped: " + why);
+    }
+
+    /**
+     * Watches the entry ahead from the revision after our read, so nothing between the read and
+     * the watch is missed. If the server registered the watch after other writes, it may serve it
+     * from its slower catch-up path; then one extra read checks the entry ahead at once. A lost
+     * session fails the wait; a watch error or a quiet TTL makes it poll again.
+     */
+    @Override
+    public CompletionStage<Void> changed() {
+        CompletableFuture<Void> w = new CompletableFuture<>();
+        String watched;
+        long from;
+        Session s;
+        synchronized (this) {
+            waiting = w;
+            watched = ahead;
+            from = readRevision + 1;
+            s = session;
+        }
+        if (watched == null) {
+            w.complete(null);
+            return w;
+        }
+        s.failOnLoss(w, cause -> entryLost("its etcd lease was lost: " + cause.getMessage()));
+        WatchOption option = WatchOption.builder().withRevision(from).withCreateNotify(true)
+                .withRequireLeader(true).build();
+        Watch.Watcher started;
+        try {
+            started = driver.watches().watch(EtcdDriver.bytes(watched), option, new Watch.Listener() {
+                @Override
+                public void onNext(WatchResponse response) {
+                    if (response.isCreatedNotify()) {
+                        if (response.getHeader().getRevision() > from - 1) {
+                            checkAhead(watched, w);
+                        }
+                    } else if (!response.getEvents().isEmpty()) {
+                        driver.calls().execute(() -> w.complete(null));
+                    }
+                }
+
+                @Override
+                public void onError(Throwable error) {
+                    log.debug("watch of {} failed; polling again", watched, error);
+                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
+                }
+
+                @Override
+                public void onCompleted() {
+                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
+                }
+            });
+        } catch (RuntimeException e) {
+            w.completeExceptionally(driver.calls().translate("a watch of " + watched, e));
+            return w;
+        }
+        // A watch on a member that froze says nothing: poll again at least once per TTL.
+        ScheduledFuture<?> quiet = driver.calls().schedule(() -> w.complete(null), driver.config().ttl().toNanos());
+        synchronized (this) {
+            watcher = started;
+            fallback = quiet;
+        }
+        w.whenComplete((v, error) -> stopWatching(started, quiet));
+        return w;
+    }
+
+    /** Reads whether the entry ahead still exists; completes {@code w} when it does not. */
+    private void checkAhead(String watched, CompletableFuture<Void> w) {
+        driver.calls().bounded("a read of " + watched, () -> driver.kv().get(EtcdDriver.bytes(watched),
+                GetOption.builder().withCountOnly(true).build())).whenComplete((r, error) -> {
+                    if (error != null || r.getCount() == 0) {
+                        w.complete(null);
+                    }
+                });
+    }
+
+    private void stopWatching(Watch.Watcher started, ScheduledFuture<?> quiet) {
+        if (quiet != null) {
+            quiet.cancel(false);
+        }
+        try {
+            started.close();
+        } catch (RuntimeException e) {
+            log.debug("closing a watch failed", e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> abandon() {
+        Created state;
+        long rev;
+        Session s;
+        Watch.Watcher wt;
+        ScheduledFuture<?> fb;
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            finished = true;
+            state = created;
+            rev = createRevision;
+            s = session;
+            wt = watcher;
+            fb = fallback;
+            w = waiting;
+            watcher = null;
+            fallback = null;
+        }
+        if (wt != null) {
+            stopWatching(wt, fb);
+        }
+        if (w != null) {
+            w.complete(null);
+        }
+        switch (state) {
+            case NO:
+                return CompletableFuture.completedFuture(null);
+            case YES:
+                return cleanUp("abandoning " + key, () -> driver.guardedDelete(key, rev), s);
+            default:
+                return cleanUp("abandoning unconfirmed " + key, () -> deleteAndMark(s), s);
+        }
+    }
+
+    /** Deletes the entry and writes the marker that stops its creation if it is still on its way. */
+    private CompletableFuture<TxnResponse> deleteAndMark(Session s) {
+        ByteSequence k = EtcdDriver.bytes(key);
+        return driver.calls().bounded("abandoning " + key, () -> driver.kv().txn()
+                .Then(Op.delete(k, DeleteOption.DEFAULT),
+                        Op.put(EtcdDriver.bytes(marker), ByteSequence.EMPTY, PutOption.builder().withLeaseId(s.leaseId()).build()))
+                .commit());
+    }
+
+    private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
+        CompletableFuture<Void> done = op.get().handle((r, error) -> {
+            if (error != null && !Calls.leaseNotFound(error)) {
+                driver.retryInBackground(what, op, s);
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+            }
+            return null;
+        });
+        return done;
+    }
+
+    private record Entry(String ahead, long revision) {
+    }
+}

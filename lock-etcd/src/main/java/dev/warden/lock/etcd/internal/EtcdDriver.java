@@ -1,0 +1,384 @@
+package dev.warden.lock.etcd.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.LockDriver;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * The etcd driver: one jetcd client, one session (lease) at a time, and the queue algorithm of
+ * {@link EtcdAttempt}. See {@code EtcdLockProvider} for the model.
+ */
+public final class EtcdDriver implements LockDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
+    private static final AtomicInteger DRIVERS = new AtomicInteger();
+    private static final String WATCH_SERVICE = "etcdserverpb.Watch";
+
+    private final LockConfig config;
+    private final Client client;
+    private final KV kv;
+    private final Lease leases;
+    private final Watch watches;
+    private final ScheduledThreadPoolExecutor timers;
+    private final ThreadPoolExecutor completions;
+    private final Calls calls;
+    private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private final AtomicLong attempts = new AtomicLong();
+
+    private Session current;
+    private CompletableFuture<Session> granting;
+    private volatile Consumer<Throwable> sessionListener = cause -> { };
+    private volatile boolean closed;
+
+    private EtcdDriver(LockConfig config) {
+        this.config = config;
+        int n = DRIVERS.incrementAndGet();
+        timers = new ScheduledThreadPoolExecutor(1, daemon("warden-etcd-timer-" + n));
+        timers.setRemoveOnCancelPolicy(true);
+        completions = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
+                daemon("warden-etcd-" + n));
+        List<URI> uris = new ArrayList<>(Endpoints.parse(config.endpoints()));
+        // Spread clients over the members; gRPC's pick_first then fails over in this order.
+        Collections.shuffle(uris);
+        String shown = config.endpoints().stream().map(String::trim).collect(Collectors.joining(","));
+        calls = new Calls(timers, completions, config.requestTimeout(), shown);
+        long deadlineNanos = config.requestTimeout().toNanos();
+        client = Client.builder()
+                .endpoints(uris.toArray(URI[]::new))
+                .connectTimeout(config.connectTimeout())
+                .retryMaxAttempts(0)
+                // A frozen member keeps its TCP connection open: HTTP/2 pings (gRPC's minimum interval is
+                // 10 s; etcd accepts pings every 5 s while calls are open) notice it and fail over.
+                .keepaliveTime(Duration.ofSeconds(10))
+                .keepaliveTimeout(Duration.ofSeconds(3))
+                .keepaliveWithoutCalls(false)
+                .waitForReady(true)
+                .interceptor(new Deadlines(deadlineNanos))
+                .build();
+        kv = client.getKVClient();
+        leases = client.getLeaseClient();
+        watches = client.getWatchClient();
+    }
+
+    /** Connects and takes the first lease, so a wrong endpoint or TTL fails here rather than at the first lock. */
+    public static EtcdDriver open(LockConfig config) {
+        EtcdDriver driver = new EtcdDriver(config);
+        try {
+            // The first call also connects: it may take the connect timeout on top of the request timeout.
+            Duration first = config.connectTimeout().plus(config.requestTimeout());
+            CompletableFuture<Session> opened;
+            synchronized (driver) {
+                opened = driver.grantLease(first);
+                driver.granting = opened;
+            }
+            opened.whenComplete((s, error) -> driver.installGranted(opened, s));
+            opened.get(first.toNanos() + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
+            return driver;
+        } catch (ExecutionException e) {
+            driver.close();
+            Throwable cause = Calls.unwrap(e);
+            if (cause instanceof LockException le && le.reason() == LockException.Reason.CONFIGURATION) {
+                throw le;
+            }
+            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + config.endpoints()
+                    + " within " + config.connectTimeout().toMillis() + " ms: " + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            driver.close();
+            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + config.endpoints()
+                    + " within " + config.connectTimeout().toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            driver.close();
+            Thread.currentThread().interrupt();
+            throw new LockException(LockException.Reason.INTERRUPTED, "interrupted while connecting to etcd", e);
+        }
+    }
+
+    KV kv() {
+        return kv;
+    }
+
+    Watch watches() {
+        return watches;
+    }
+
+    Calls calls() {
+        return calls;
+    }
+
+    LockConfig config() {
+        return config;
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** The live session, or a new one (a new etcd lease) when there is none or it was lost. */
+    synchronized CompletableFuture<Session> session() {
+        if (closed) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CLOSED, "the etcd driver is closed"));
+        }
+        if (current != null && current.isAlive()) {
+            return CompletableFuture.completedFuture(current);
+        }
+        if (granting == null) {
+            CompletableFuture<Session> g = grantLease(config.requestTimeout());
+            granting = g;
+            g.whenComplete((s, error) -> installGranted(g, s));
+        }
+        return granting;
+    }
+
+    private void installGranted(CompletableFuture<Session> g, Session s) {
+        synchronized (this) {
+            if (granting == g) {
+                granting = null;
+            }
+            if (s != null) {
+                if (closed) {
+                    s.close();
+                    revoke(s);
+                } else {
+                    current = s;
+                }
+            }
+        }
+    }
+
+    private CompletableFuture<Session> grantLease(Duration limit) {
+        long ttlSeconds = config.ttl().toSeconds();
+        long sentAt = System.nanoTime();
+        return calls.bounded("a lease grant", limit,
+                () -> leases.grant(ttlSeconds, limit.toNanos(), TimeUnit.NANOSECONDS)).thenApply(response -> {
+            if (response.getTTL() != ttlSeconds) {
+                leases.revoke(response.getID());
+                throw new LockException(LockException.Reason.CONFIGURATION, "etcd granted a lease of " + response.getTTL()
+                        + " s for the configured warden.lock.ttl of " + ttlSeconds + " s: the cluster's minimum lease TTL"
+                        + " (about 1.5 election timeouts) is higher; configure warden.lock.ttl=" + response.getTTL()
+                        + "s or more, or a lock would outlive its configured TTL");
+            }
+            Session s = new Session(response.getID(), config.ttl(), sentAt, leases, calls, this::sessionLost);
+            s.start();
+            log.debug("etcd lease {} granted, TTL {} s", Long.toHexString(response.getID()), ttlSeconds);
+            return s;
+        });
+    }
+
+    private void sessionLost(Session s, Throwable cause) {
+        synchronized (this) {
+            if (current == s) {
+                current = null;
+            }
+        }
+        // We stopped keeping it alive; revoking frees what it carried at once rather than at its TTL.
+        revoke(s);
+        sessionListener.accept(cause);
+    }
+
+    private void revoke(Session s) {
+        try {
+            calls.bounded("a lease revoke", () -> leases.revoke(s.leaseId())).whenComplete((r, error) -> {
+                if (error != null) {
+                    log.debug("could not revoke {}; it expires on the server within its TTL", s, error);
+                }
+            });
+        } catch (RuntimeException e) {
+            log.debug("could not revoke {}", s, e);
+        }
+    }
+
+    @Override
+    public void onSessionLost(Consumer<Throwable> listener) {
+        sessionListener = listener;
+    }
+
+    @Override
+    public LockAttempt attempt(String name, String owner) {
+        if (closed) {
+            throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
+        }
+        String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
+        return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
+                Keys.marker(config.namespace(), unique), unique, owner);
+    }
+
+    /**
+     * A keep-alive of the grant's lease and a read of its key, both sent now: still ours when the
+     * lease is alive and the key exists with the granted create revision. Either alone proves
+     * nothing: a key outlives nothing its lease does not, and a live lease says nothing of a key
+     * deleted behind its back.
+     */
+    @Override
+    public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        EtcdGrant g = (EtcdGrant) grant;
+        if (!g.session().isAlive()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        CompletableFuture<Void> alive = g.session().keepAliveOnce();
+        CompletableFuture<Boolean> keyThere = calls.bounded("a renewal read",
+                () -> kv.get(bytes(g.key()))).thenApply(r -> r.getKvs().size() == 1
+                && r.getKvs().get(0).getCreateRevision() == g.createRevision()
+                && r.getKvs().get(0).getLease() == g.session().leaseId());
+        return alive.handle((v, error) -> error).thenCombine(keyThere, (keepAliveError, there) -> {
+            if (keepAliveError != null) {
+                if (Calls.leaseNotFound(keepAliveError)) {
+                    return false;
+                }
+                throw new java.util.concurrent.CompletionException(keepAliveError);
+            }
+            return there;
+        });
+    }
+
+    /** Deletes the key only while its create revision is the granted one; a stale retry deletes nothing. */
+    @Override
+    public CompletionStage<Boolean> release(Grant grant) {
+        EtcdGrant g = (EtcdGrant) grant;
+        CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::isSucceeded);
+        done.whenComplete((removed, error) -> {
+            if (error != null) {
+                retryInBackground("release of " + g.key(), () -> guardedDelete(g.key(), g.createRevision()), g.session());
+            }
+        });
+        return done;
+    }
+
+    CompletableFuture<TxnResponse> guardedDelete(String key, long createRevision) {
+        ByteSequence k = bytes(key);
+        return calls.bounded("a guarded delete", () -> kv.txn()
+                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(k, DeleteOption.DEFAULT))
+                .commit());
+    }
+
+    /**
+     * Retries a clean-up that could not be confirmed (a release, an abandoned queue entry) until it
+     * is, or until its session ends: a key on a lease we keep alive would otherwise stay forever.
+     */
+    void retryInBackground(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session session) {
+        long delay = Math.max(TimeUnit.MILLISECONDS.toNanos(200), config.requestTimeout().toNanos());
+        calls.schedule(() -> {
+            if (closed || !session.isAlive()) {
+                return;
+            }
+            op.get().whenComplete((r, error) -> {
+                if (error != null && !Calls.leaseNotFound(error)) {
+                    log.debug("{} not confirmed yet, retrying", what, error);
+                    retryInBackground(what, op, session);
+                }
+            });
+        }, delay);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        Session s;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = current;
+            current = null;
+        }
+        try {
+            if (s != null) {
+                s.close();
+                try {
+                    calls.bounded("a lease revoke", () -> leases.revoke(s.leaseId()))
+                            .get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | TimeoutException e) {
+                    log.debug("could not revoke {} on close; it expires within its TTL", s, e);
+                }
+            }
+        } finally {
+            try {
+                client.close();
+            } finally {
+                timers.shutdownNow();
+                completions.shutdown();
+                try {
+                    if (!completions.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                        completions.shutdownNow();
+                    }
+                    timers.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** A gRPC deadline on every call but watches, so the server also gives up on what we gave up on. */
+    private static final class Deadlines implements ClientInterceptor {
+
+        private final long nanos;
+
+        Deadlines(long nanos) {
+            this.nanos = nanos;
+        }
+
+        @Override
+        public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            CallOptions o = options;
+            if (o.getDeadline() == null && !WATCH_SERVICE.equals(method.getServiceName())) {
+                o = o.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
+            }
+            return next.newCall(method, o);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.warden.lock.etcd.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The etcd keys of one lock. The queue of lock {@code name} in namespace {@code ns} is every key
+ * starting with {@code enc(ns) + "/" + enc(name) + "/"}, where {@code enc} percent-encodes every
+ * byte outside {@code [A-Za-z0-9._~-]} of the UTF-8 form: neither part can contain {@code '/'}, so
+ * no lock's queue lies inside another's (not {@code a} inside {@code a/b}, not {@code a} inside
+ * {@code ab}) and no namespace inside another. Entries end in a unique suffix without {@code '/'}.
+ *
+ * <p>Markers of abandoned attempts whose creation was never confirmed live under
+ * {@code enc(ns) + "/!/"}: {@code '!'} is always encoded in a name, so that is nobody's queue.
+ */
+public final class Keys {
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private Keys() {
+    }
+
+    /** The prefix of every queue entry of one lock, ending in {@code '/'}. */
+    public static String queuePrefix(String namespace, String name) {
+        return encode(namespace) + "/" + encode(name) + "/";
+    }
+
+    /** The marker that stops a late creation of the entry {@code unique}. */
+    static String marker(String namespace, String unique) {
+        return encode(namespace) + "/!/" + unique;
+    }
+
+    static String encode(String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(bytes.length);
+        for (byte b : bytes) {
+            int c = b & 0xff;
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '~' || c == '-') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,262 @@
+package dev.warden.lock.etcd;
+
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.Lease;
+import dev.warden.lock.LockClient;
+import dev.warden.lock.LockException;
+import dev.warden.lock.LockObserver;
+import dev.warden.lock.etcd.internal.Keys;
+import dev.warden.lock.tck.FencedRegister;
+import dev.warden.lock.tck.LockHistory;
+import dev.warden.lock.tck.internal.Await;
+import dev.warden.lock.tck.internal.HolderProcess;
+import dev.warden.testkit.EtcdCluster;
+import dev.warden.testkit.EtcdMember;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** etcd's own failure modes on a real 3-member cluster: members dying and freezing, holders freezing, leases expiring. */
+@DisplayName("etcd backend under faults")
+class EtcdFaultTest {
+
+    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final Duration SLACK = Duration.ofSeconds(3);
+
+    private static EtcdCluster cluster;
+
+    private final String namespace = "fault-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = EtcdCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void heal() {
+        cluster.heal();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        cluster.resumeAll();
+        for (int i = closeAfter.size() - 1; i >= 0; i--) {
+            closeAfter.get(i).close();
+        }
+    }
+
+    private Map<String, Object> settings() {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("warden.lock.backend", "etcd");
+        s.put("warden.lock.endpoints", cluster.endpoints());
+        s.put("warden.lock.namespace", namespace);
+        s.put("warden.lock.ttl", TTL);
+        s.put("warden.lock.request-timeout", Duration.ofMillis(500));
+        s.put("warden.lock.connect-timeout", Duration.ofSeconds(2));
+        return s;
+    }
+
+    private LockClient client(LockObserver observer) {
+        LockClient c = LockClient.create(settings(), observer);
+        closeAfter.add(c);
+        return c;
+    }
+
+    private Client jetcd() {
+        Client c = Client.builder().endpoints(cluster.clientUrls().toArray(String[]::new)).build();
+        closeAfter.add(c);
+        return c;
+    }
+
+    @Test
+    @DisplayName("a contended run survives the leader's death and a frozen follower: no overlap, no token regression")
+    void leaderKilledFollowerPaused() throws Exception {
+        String name = "contended";
+        LockHistory history = new LockHistory();
+        FencedRegister register = new FencedRegister();
+        LockClient[] clients = {client(history.observer("c0")), client(history.observer("c1")), client(history.observer("c2"))};
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong grants = new AtomicLong();
+        AtomicLong failures = new AtomicLong();
+        int threads = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        closeAfter.add(pool::shutdownNow);
+        List<Future<?>> work = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            DistributedLock lock = clients[t % clients.length].lock(name);
+            work.add(pool.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        Optional<Lease> got = lock.tryAcquire(Duration.ofSeconds(5));
+                        if (got.isPresent()) {
+                            try (Lease lease = got.get()) {
+                                if (lease.isValid()) {
+                                    register.write(lease.fencingToken(), grants.incrementAndGet());
+                                }
+                            }
+                        }
+                    } catch (LockException e) {
+                        failures.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        Duration phase = Duration.ofSeconds(60);
+        Await.until(phase, "grants before the faults", () -> grants.get() >= 30);
+
+        EtcdMember leader = cluster.awaitLeader(Duration.ofSeconds(10));
+        leader.kill();
+        long atKill = grants.get();
+        Await.until(phase, "grants after the leader was killed", () -> grants.get() >= atKill + 30);
+
+        EtcdMember newLeader = cluster.awaitLeader(Duration.ofSeconds(10));
+        EtcdMember follower = cluster.others(newLeader).stream().filter(EtcdMember::isRunning).findFirst().orElseThrow();
+        leader.restart();
+        follower.pause();
+        long atPause = grants.get();
+        Await.until(phase, "grants while a follower is frozen", () -> grants.get() >= atPause + 30);
+        follower.resume();
+        long atResume = grants.get();
+        Await.until(phase, "grants after the follower thawed", () -> grants.get() >= atResume + 30);
+
+        stop.set(true);
+        for (Future<?> f : work) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        System.out.printf("contended run: %d grants, %d failed acquisitions (UNAVAILABLE during the faults)%n",
+                history.grants(), failures.get());
+        assertThat(history.violations()).as("overlapping holders or token regressions").isEmpty();
+        assertThat(register.rejected()).as("stale fenced writes").isZero();
+    }
+
+    @Test
+    @DisplayName("a holder frozen past its TTL (SIGSTOP) is superseded by a higher token, and its fenced write is rejected")
+    void frozenHolderIsFencedOff() throws Exception {
+        String name = "frozen";
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"),
+                HolderProcess.class.getName(), name));
+        settings().forEach((k, v) -> command.add(k + "=" + v));
+        Process holder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        closeAfter.add(holder::destroyForcibly);
+        long frozenToken;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))) {
+            String granted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return out.readLine();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).get(30, TimeUnit.SECONDS);
+            assertThat(granted).startsWith("GRANTED ");
+            frozenToken = Long.parseLong(granted.substring("GRANTED ".length()).trim());
+        }
+        FencedRegister register = new FencedRegister();
+        assertThat(register.write(frozenToken, 1)).isTrue();
+        LockClient other = client(LockObserver.NONE);
+        assertThat(other.lock(name).tryAcquire(Duration.ZERO)).isEmpty();
+
+        signal(holder, "STOP");
+        closeAfter.add(() -> signal(holder, "CONT"));
+        long t0 = System.nanoTime();
+        Lease next = other.lock(name).tryAcquire(TTL.multipliedBy(2).plus(SLACK)).orElseThrow(
+                () -> new AssertionError("the frozen holder's lock was not freed after its TTL"));
+        System.out.printf("frozen holder: next grant %d ms after SIGSTOP (TTL %d s)%n",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), TTL.toSeconds());
+        assertThat(next.fencingToken()).isGreaterThan(frozenToken);
+        assertThat(register.write(next.fencingToken(), 2)).isTrue();
+
+        signal(holder, "CONT");
+        assertThat(register.write(frozenToken, 3)).as("the frozen holder's fenced write").isFalse();
+        assertThat(register.value()).isEqualTo(2);
+        Await.during(TTL, "the thawed holder does not take the lock back", () -> next.isValid()
+                && cluster.count(Keys.queuePrefix(namespace, name)) == 1);
+        next.release();
+    }
+
+    @Test
+    @DisplayName("a waiter whose lease expires while it is queued is never granted, and the waiter behind it is")
+    void waiterWithExpiredLeaseIsNeverGranted() throws Exception {
+        String name = "queued";
+        LockHistory history = new LockHistory();
+        LockClient holderClient = client(history.observer("holder"));
+        LockClient doomedClient = client(history.observer("doomed"));
+        LockClient lastClient = client(history.observer("last"));
+        String prefix = Keys.queuePrefix(namespace, name);
+
+        Lease held = holderClient.lock(name).acquire();
+        CompletableFuture<Lease> doomed = doomedClient.lock(name).acquireAsync();
+        Await.until(SLACK, "the doomed waiter is queued", () -> cluster.count(prefix) == 2);
+        CompletableFuture<Lease> last = lastClient.lock(name).acquireAsync();
+        Await.until(SLACK, "the last waiter is queued", () -> cluster.count(prefix) == 3);
+
+        // The doomed waiter's lease ends on the server, as when it expires: its queue entry goes with it.
+        Client etcd = jetcd();
+        List<KeyValue> queue = etcd.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.ASCEND).build()).get(5, TimeUnit.SECONDS).getKvs();
+        assertThat(queue).hasSize(3);
+        etcd.getLeaseClient().revoke(queue.get(1).getLease()).get(5, TimeUnit.SECONDS);
+
+        held.release();
+        assertThatThrownBy(() -> doomed.get(TTL.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LockException.class)
+                .extracting(e -> ((LockException) e).reason()).isEqualTo(LockException.Reason.UNAVAILABLE);
+        try (Lease next = last.get(TTL.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS)) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+        assertThat(history.violations()).isEmpty();
+        assertThat(history.grants()).as("grants: the holder and the last waiter, never the doomed one").isEqualTo(2);
+        // The doomed client recovers with a new lease.
+        try (Lease again = doomedClient.lock(name).tryAcquire(SLACK).orElseThrow()) {
+            assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    private static void signal(Process p, String signal) throws Exception {
+        if (!p.isAlive()) {
+            return;
+        }
+        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+    }
+}
