@@ -94,53 +94,65 @@ public final class LockHistory {
     /** Every violation of mutual exclusion or token order found in the run; empty when it is clean. */
     public List<String> violations() {
         List<String> problems = new ArrayList<>();
-        Map<String, List<Interval>> byName = new HashMap<>();
-        Map<String, Interval> open = new HashMap<>();
+        // Each lease's interval is built from its own events, whatever their order in time: a lease
+        // lost before its first renewal is last known valid at its poll's send time, before the
+        // grant was recorded.
+        Map<String, Interval> byLease = new HashMap<>();
         Map<String, Long> ended = new HashMap<>(lossDetected);
-        List<Event> sorted = new ArrayList<>(events);
-        sorted.sort(Comparator.comparingLong(Event::nanos));
-        for (Event e : sorted) {
+        List<Event> renewals = new ArrayList<>();
+        for (Event e : events) {
             String key = e.name() + "\u0000" + e.token();
             switch (e.kind()) {
                 case GRANT -> {
-                    Interval i = new Interval(e.name(), e.token(), e.holder(), e.nanos());
-                    if (open.put(key, i) != null) {
+                    Interval i = byLease.get(key);
+                    if (i != null && i.start != Long.MAX_VALUE) {
                         problems.add("token " + e.token() + " of '" + e.name() + "' was granted twice");
-                    }
-                    byName.computeIfAbsent(e.name(), n -> new ArrayList<>()).add(i);
-                }
-                case RENEW -> {
-                    Long end = ended.get(key);
-                    if (end != null && e.nanos() > end) {
-                        problems.add("renewal of '" + e.name() + "' token " + e.token() + " by " + e.holder()
-                                + " after its release began or its loss was known");
+                    } else if (i == null) {
+                        byLease.put(key, new Interval(e.name(), e.token(), e.holder(), e.nanos()));
+                    } else {
+                        i.start = e.nanos();
                     }
                 }
+                case RENEW -> renewals.add(e);
                 case RELEASE, LOST -> {
                     if (e.kind() == Kind.RELEASE) {
                         ended.merge(key, e.nanos(), Math::min);
                     }
-                    Interval i = open.remove(key);
-                    if (i != null) {
-                        i.end = Math.min(i.end, e.nanos());
-                    }
+                    Interval i = byLease.computeIfAbsent(key, k -> new Interval(e.name(), e.token(), e.holder(), Long.MAX_VALUE));
+                    i.end = Math.min(i.end, e.nanos());
                 }
+            }
+        }
+        for (Event r : renewals) {
+            Long end = ended.get(r.name() + "\u0000" + r.token());
+            if (end != null && r.nanos() > end) {
+                problems.add("renewal of '" + r.name() + "' token " + r.token() + " by " + r.holder()
+                        + " after its release began or its loss was known");
+            }
+        }
+        Map<String, List<Interval>> byName = new HashMap<>();
+        for (Interval i : byLease.values()) {
+            if (i.start != Long.MAX_VALUE) {
+                byName.computeIfAbsent(i.name, n -> new ArrayList<>()).add(i);
             }
         }
         for (List<Interval> intervals : byName.values()) {
             intervals.sort(Comparator.comparingLong(i -> i.start));
-            for (int k = 1; k < intervals.size(); k++) {
-                Interval before = intervals.get(k - 1);
-                Interval after = intervals.get(k);
-                if (after.token <= before.token) {
-                    problems.add("token order: '" + after.name + "' granted token " + after.token + " to " + after.holder
-                            + " after token " + before.token + " to " + before.holder);
+            long reliedUntil = Long.MIN_VALUE;
+            Interval latest = null;
+            for (Interval after : intervals) {
+                if (latest != null) {
+                    if (after.token <= latest.token) {
+                        problems.add("token order: '" + after.name + "' granted token " + after.token + " to " + after.holder
+                                + " after token " + latest.token + " to " + latest.holder);
+                    }
+                    if (after.start < reliedUntil) {
+                        problems.add("overlap: '" + after.name + "' still relied on until +" + (reliedUntil - after.start) / 1_000
+                                + " us after " + after.holder + " (token " + after.token + ") was granted");
+                    }
                 }
-                if (after.start < before.end) {
-                    problems.add("overlap: '" + after.name + "' held by " + before.holder + " (token " + before.token
-                            + ") until +" + (before.end - after.start) / 1_000 + " us after " + after.holder
-                            + " (token " + after.token + ") was granted");
-                }
+                reliedUntil = Math.max(reliedUntil, Math.max(after.start, after.end));
+                latest = after;
             }
         }
         return problems;
@@ -150,7 +162,7 @@ public final class LockHistory {
         final String name;
         final long token;
         final String holder;
-        final long start;
+        long start;
         long end = Long.MAX_VALUE;
 
         Interval(String name, long token, String holder, long start) {

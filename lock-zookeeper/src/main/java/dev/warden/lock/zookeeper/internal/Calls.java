@@ -1,0 +1,171 @@
+package dev.warden.lock.zookeeper.internal;
+
+import dev.warden.lock.LockException;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.KeeperException;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Runs Curator background operations and bounds what the driver hands to lock-api by the request
+ * timeout. Curator's callbacks, the connection-state listener and every completion run on the
+ * driver's one thread, so a grant and a lost connection are handled in a definite order, and a caller
+ * that blocks in a callback never stalls ZooKeeper's event thread.
+ */
+final class Calls {
+
+    /** One Curator background call, given the callback to report to. */
+    interface Background {
+        void start(BackgroundCallback callback) throws Exception;
+    }
+
+    private final ScheduledExecutorService executor;
+    private final Duration timeout;
+    private final String servers;
+
+    Calls(ScheduledExecutorService executor, Duration timeout, String servers) {
+        this.executor = executor;
+        this.timeout = timeout;
+        this.servers = servers;
+    }
+
+    ScheduledExecutorService executor() {
+        return executor;
+    }
+
+    /** Starts a background call; the stage completes with Curator's event, whatever its result code. */
+    CompletableFuture<CuratorEvent> call(String what, Background background) {
+        CompletableFuture<CuratorEvent> result = new CompletableFuture<>();
+        try {
+            background.start((client, event) -> result.complete(event));
+        } catch (Exception e) {
+            result.completeExceptionally(translate(what, e));
+        }
+        return result;
+    }
+
+    /** Fails an event with a result code other than {@code ok} (and the codes in {@code accepted}). */
+    CuratorEvent check(String what, CuratorEvent event, KeeperException.Code... accepted) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.OK) {
+            return event;
+        }
+        for (KeeperException.Code ok : accepted) {
+            if (ok == code) {
+                return event;
+            }
+        }
+        throw translate(what, KeeperException.create(code, event.getPath()));
+    }
+
+    <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> call) {
+        return bounded(what, call, late -> { });
+    }
+
+    /**
+     * Completes with {@code call}'s outcome on the driver thread, or fails {@code UNAVAILABLE} when
+     * the request timeout passes first.
+     *
+     * @param late told of a result that arrived after the deadline failed the call, to undo it
+     */
+    <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> call, Consumer<T> late) {
+        return bounded(what, call, late, value -> value);
+    }
+
+    /**
+     * Like {@link #bounded(String, CompletableFuture, Consumer)}, and {@code finish} turns the value
+     * into the result on the driver thread in the same step that completes it, so what it decides
+     * (admitting a grant) cannot interleave with a connection-state change.
+     */
+    <T, R> CompletableFuture<R> bounded(String what, CompletableFuture<T> call, Consumer<T> late, Function<T, R> finish) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        ScheduledFuture<?> deadline = schedule(() -> result.completeExceptionally(new LockException(
+                LockException.Reason.UNAVAILABLE, "ZooKeeper at " + servers + " did not answer " + what + " within "
+                + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        call.whenComplete((value, error) -> {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            execute(() -> {
+                if (result.isDone()) {
+                    if (error == null) {
+                        late.accept(value);
+                    }
+                    return;
+                }
+                if (error != null) {
+                    result.completeExceptionally(translate(what, error));
+                    return;
+                }
+                R finished;
+                try {
+                    finished = finish.apply(value);
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(translate(what, e));
+                    return;
+                }
+                result.complete(finished);
+            });
+        });
+        return result;
+    }
+
+    /** Schedules on the driver thread; null once it is shut down. */
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        try {
+            return executor.schedule(task, delay, unit);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /** Runs on the driver thread, or here once it is shut down. */
+    void execute(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
+    }
+
+    LockException translate(String what, Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof LockException e) {
+            return e;
+        }
+        if (cause instanceof InterruptedException e) {
+            return LockException.interrupted("interrupted during " + what, e);
+        }
+        String message = "ZooKeeper at " + servers + " failed " + what + ": " + cause.getMessage();
+        if (cause instanceof KeeperException ke && !transientCode(ke.code())) {
+            return new LockException(LockException.Reason.PROTOCOL, message, cause);
+        }
+        return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
+    }
+
+    private static boolean transientCode(KeeperException.Code code) {
+        return switch (code) {
+            case CONNECTIONLOSS, SESSIONEXPIRED, SESSIONMOVED, OPERATIONTIMEOUT, NOTREADONLY, REQUESTTIMEOUT,
+                    THROTTLEDOP, NONODE -> true;
+            default -> false;
+        };
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

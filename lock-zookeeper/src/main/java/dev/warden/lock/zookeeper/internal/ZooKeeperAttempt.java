@@ -1,0 +1,199 @@
+package dev.warden.lock.zookeeper.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LockAttempt;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One contender: an ephemeral sequential node in the lock's queue, created (with Curator's
+ * protection, so a create whose reply was lost is found again or deleted) as soon as the attempt
+ * starts. A poll grants when the node is first in the queue and still exists; otherwise it notes
+ * the node just ahead, and {@link #changed()} watches only that one, so a release wakes one waiter,
+ * not the herd. {@link #abandon()} deletes the node, also when its create answers late.
+ */
+final class ZooKeeperAttempt implements LockAttempt {
+
+    private final ZooKeeperDriver driver;
+    private final String name;
+    private final String lockPath;
+    /** This attempt's node, once created; completes whatever the request timeout. */
+    private final CompletableFuture<String> created;
+
+    private boolean ended;
+    private String predecessor;
+    private CompletableFuture<Void> waiting;
+
+    ZooKeeperAttempt(ZooKeeperDriver driver, String name, String lockPath, byte[] owner) {
+        this.driver = driver;
+        this.name = name;
+        this.lockPath = lockPath;
+        this.created = driver.createNode(lockPath, owner);
+    }
+
+    @Override
+    public CompletionStage<Optional<Grant>> poll(Duration ttl) {
+        synchronized (this) {
+            if (driver.isClosed()) {
+                return CompletableFuture.failedFuture(ZooKeeperDriver.closedException());
+            }
+            if (ended) {
+                return CompletableFuture.failedFuture(new IllegalStateException("attempt on lock '" + name + "' has ended"));
+            }
+            predecessor = null;
+        }
+        long epoch = driver.epoch();
+        long sentAt = System.nanoTime();
+        CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(path ->
+                driver.children(lockPath).thenCompose(children -> {
+                    List<String> queue = Paths.queue(children);
+                    int at = queue.indexOf(Paths.nodeName(path));
+                    if (at < 0) {
+                        throw gone();
+                    }
+                    if (at > 0) {
+                        synchronized (this) {
+                            predecessor = lockPath + "/" + queue.get(at - 1);
+                        }
+                        return CompletableFuture.completedFuture(Optional.<ZooKeeperGrant>empty());
+                    }
+                    return driver.stat(path).thenApply(stat -> {
+                        if (stat == null) {
+                            throw gone();
+                        }
+                        return Optional.of(new ZooKeeperGrant(path, stat.getCzxid(), epoch, sentAt));
+                    });
+                }));
+        // A grant is admitted on the driver thread in the step that hands it over; one that comes after
+        // the deadline is not handed over, and the loop's abandon() deletes its node.
+        return driver.calls().bounded("the poll of lock '" + name + "'", polled, late -> { },
+                granted -> granted.map(g -> {
+                    driver.admit(g, name);
+                    synchronized (this) {
+                        ended = true;
+                    }
+                    driver.forget(this);
+                    return (Grant) g;
+                }));
+    }
+
+    @Override
+    public CompletionStage<Void> changed() {
+        String ahead;
+        CompletableFuture<Void> w = new CompletableFuture<>();
+        synchronized (this) {
+            if (driver.isClosed()) {
+                return CompletableFuture.failedFuture(ZooKeeperDriver.closedException());
+            }
+            if (ended || predecessor == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            ahead = predecessor;
+            waiting = w;
+        }
+        Watcher watcher = event -> {
+            if (wakes(event)) {
+                wake(w);
+            }
+        };
+        driver.calls().bounded("the watch on the node ahead in lock '" + name + "'", driver.watch(ahead, watcher))
+                .whenComplete((stat, error) -> {
+                    if (error != null) {
+                        fail(w, error);
+                    } else if (stat == null) {
+                        wake(w);
+                    }
+                });
+        return w;
+    }
+
+    /**
+     * The node ahead changed (deleted), or the session ended (the queue entry is gone, which the next
+     * poll reports). A disconnection alone does not wake: ZooKeeper sets the watch again when it
+     * reconnects, and fires it then if the node went away meanwhile.
+     */
+    private static boolean wakes(WatchedEvent event) {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            return true;
+        }
+        Watcher.Event.KeeperState state = event.getState();
+        return state == Watcher.Event.KeeperState.Expired || state == Watcher.Event.KeeperState.Closed
+                || state == Watcher.Event.KeeperState.AuthFailed;
+    }
+
+    @Override
+    public CompletionStage<Void> abandon() {
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            ended = true;
+            w = waiting;
+            waiting = null;
+        }
+        driver.forget(this);
+        if (w != null) {
+            w.complete(null);
+        }
+        // Registered on the create itself, so a create that answers after every deadline is still undone.
+        CompletableFuture<Void> deleted = created.handle((path, error) -> path)
+                .thenCompose(path -> path == null ? CompletableFuture.completedFuture(null) : driver.deleteNode(path));
+        return driver.calls().bounded("abandoning the attempt on lock '" + name + "'", deleted);
+    }
+
+    /** The session expired or the client closed: wake the loop so its next poll says so. */
+    void interrupt() {
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            w = waiting;
+        }
+        if (w != null) {
+            wake(w);
+        }
+    }
+
+    /** The driver closed: a pending wait fails with CLOSED. */
+    void closed() {
+        CompletableFuture<Void> w;
+        synchronized (this) {
+            w = waiting;
+            waiting = null;
+        }
+        if (w != null) {
+            w.completeExceptionally(ZooKeeperDriver.closedException());
+        }
+    }
+
+    private void wake(CompletableFuture<Void> w) {
+        synchronized (this) {
+            if (waiting == w) {
+                waiting = null;
+            }
+        }
+        driver.calls().execute(() -> w.complete(null));
+    }
+
+    private void fail(CompletableFuture<Void> w, Throwable error) {
+        synchronized (this) {
+            if (waiting == w) {
+                waiting = null;
+            }
+        }
+        w.completeExceptionally(error);
+    }
+
+    private LockException gone() {
+        return new LockException(LockException.Reason.UNAVAILABLE, "the queue entry of lock '" + name
+                + "' is gone from ZooKeeper: its session expired, or it was removed");
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperAttempt[" + lockPath + "]";
+    }
+}

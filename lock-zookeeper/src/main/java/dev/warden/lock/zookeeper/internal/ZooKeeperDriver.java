@@ -1,0 +1,470 @@
+package dev.warden.lock.zookeeper.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.LockDriver;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryUntilElapsed;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The ZooKeeper driver, on one Curator client whose session is the lease: its timeout is the
+ * configured TTL, and a grant lives as long as its ephemeral node and the session that owns it.
+ *
+ * <p>Connection states: by default (Curator tech note 14) SUSPENDED already ends every grant at
+ * once, because from then on this client cannot know whether the session still lives;
+ * {@code lost-on=lost} waits for LOST instead, and while SUSPENDED renewals fail (they neither
+ * confirm nor deny) so a lease survives a blip shorter than its validity and expires otherwise.
+ * Each loss starts a new epoch: a grant from an older epoch never renews again, even after
+ * RECONNECTED. A grant's node is deleted by the driver once no lease can still count on it (its
+ * last confirmation plus the TTL) unless it was released: after a loss, or a lease that expired
+ * while the session lived on, the lock is not blocked by a node nobody holds.
+ *
+ * <p>Everything that decides runs on the driver's one thread: Curator callbacks, connection
+ * states, admissions of grants.
+ */
+public final class ZooKeeperDriver implements LockDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
+    private static final AtomicInteger DRIVERS = new AtomicInteger();
+    private static final int SHUTDOWN_WAIT_MS = 2_000;
+    private static final int RETRY_SLEEP_MS = 50;
+
+    /** The option that says which connection state ends the leases. */
+    public static final String LOST_ON = "lost-on";
+
+    /** Which connection state ends every lease. */
+    public enum LostOn {
+        SUSPENDED, LOST;
+
+        static LostOn parse(String value) {
+            return LostOn.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        }
+    }
+
+    private final CuratorFramework curator;
+    private final ScheduledThreadPoolExecutor executor;
+    private final Calls calls;
+    private final String servers;
+    private final LostOn lostOn;
+    private final String namespace;
+    private final long ttlNanos;
+    private final Map<String, ZooKeeperGrant> grants = new ConcurrentHashMap<>();
+    private final Set<ZooKeeperAttempt> attempts = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** Completes when the driver thread has seen the first CONNECTED. */
+    private final CompletableFuture<Void> firstConnected = new CompletableFuture<>();
+    private volatile long epoch;
+    private volatile boolean connected;
+    private volatile Consumer<Throwable> sessionLost = cause -> { };
+
+    private ZooKeeperDriver(CuratorFramework curator, ScheduledThreadPoolExecutor executor, String servers,
+                            LockConfig config, LostOn lostOn) {
+        this.curator = curator;
+        this.executor = executor;
+        this.servers = servers;
+        this.lostOn = lostOn;
+        this.namespace = config.namespace();
+        this.ttlNanos = config.ttl().toNanos();
+        this.calls = new Calls(executor, config.requestTimeout(), servers);
+    }
+
+    /** Problems with the backend's own settings. */
+    public static List<String> problems(LockConfig config) {
+        List<String> problems = new java.util.ArrayList<>(Endpoints.problems(config.endpoints()));
+        problems.addAll(Paths.namespaceProblems(config.namespace()));
+        config.option(LOST_ON).ifPresent(value -> {
+            try {
+                LostOn.parse(value);
+            } catch (IllegalArgumentException e) {
+                problems.add("warden.lock.zookeeper." + LOST_ON + " '" + value + "' must be suspended or lost");
+            }
+        });
+        if (config.ttl().toMillis() > Integer.MAX_VALUE) {
+            problems.add("warden.lock.ttl " + config.ttl() + " is too long for a ZooKeeper session");
+        }
+        if (config.connectTimeout().toMillis() > Integer.MAX_VALUE || config.requestTimeout().toMillis() > Integer.MAX_VALUE) {
+            problems.add("warden.lock.connect-timeout and request-timeout must be shorter than 24 days");
+        }
+        return problems;
+    }
+
+    /**
+     * Connects within the connect timeout and checks the session the servers granted.
+     *
+     * @throws LockException {@code UNAVAILABLE} when no server answers in time; {@code CONFIGURATION}
+     *         when the servers cap the session below the TTL (a lease would outlive its session)
+     */
+    public static ZooKeeperDriver open(LockConfig config) {
+        String servers = Endpoints.connectString(config.endpoints());
+        LostOn lostOn = config.option(LOST_ON).map(LostOn::parse).orElse(LostOn.SUSPENDED);
+        int n = DRIVERS.incrementAndGet();
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, daemon("warden-zookeeper-" + n));
+        executor.setRemoveOnCancelPolicy(true);
+        ZKClientConfig zkConfig = new ZKClientConfig();
+        zkConfig.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
+        int ttlMillis = (int) config.ttl().toMillis();
+        int connectMillis = (int) Math.max(1, config.connectTimeout().toMillis());
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(servers)
+                .sessionTimeoutMs(ttlMillis)
+                // Curator's own wait for a connection (background calls while disconnected); the connect
+                // timeout itself is enforced below. Capped by the session, which Curator expects.
+                .connectionTimeoutMs(Math.min(connectMillis, ttlMillis))
+                // Curator retries a lost connection (and finds a protected node again) until about when
+                // the call's own deadline passes; a protected create that gives up is deleted by Curator.
+                .retryPolicy(new RetryUntilElapsed((int) Math.max(1, config.requestTimeout().toMillis()), RETRY_SLEEP_MS))
+                .ensembleTracker(false)
+                .threadFactory(daemon("warden-zookeeper-curator-" + n))
+                .runSafeService(executor)
+                .zkClientConfig(zkConfig)
+                .waitForShutdownTimeoutMs(SHUTDOWN_WAIT_MS)
+                .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
+                .build();
+        ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn);
+        curator.getConnectionStateListenable().addListener((client, state) -> driver.stateChanged(state), executor);
+        try {
+            curator.start();
+            try {
+                driver.firstConnected.get(connectMillis, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
+                        + " within " + connectMillis + " ms", e);
+            }
+            int negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (negotiated < ttlMillis) {
+                throw new LockException(LockException.Reason.CONFIGURATION, "ZooKeeper at " + servers
+                        + " granted a session of " + negotiated + " ms, shorter than warden.lock.ttl " + config.ttl()
+                        + ": a lease would outlive its session; lower the TTL or raise the servers' maxSessionTimeout");
+            }
+            if (negotiated > ttlMillis) {
+                log.warn("ZooKeeper at {} granted a session of {} ms for warden.lock.ttl {} (the servers' minSessionTimeout):"
+                        + " locks of a dead holder are freed only after the longer session", servers, negotiated, config.ttl());
+            }
+            return driver;
+        } catch (InterruptedException e) {
+            driver.close();
+            throw LockException.interrupted("interrupted while connecting to ZooKeeper at " + servers, e);
+        } catch (LockException e) {
+            driver.close();
+            throw e;
+        } catch (Exception e) {
+            driver.close();
+            throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public LockAttempt attempt(String name, String owner) {
+        checkOpen();
+        ZooKeeperAttempt attempt = new ZooKeeperAttempt(this, name, Paths.lockPath(namespace, name),
+                owner.getBytes(StandardCharsets.UTF_8));
+        attempts.add(attempt);
+        return attempt;
+    }
+
+    /**
+     * Still mine: the grant is from the current connection epoch and its node exists with the same
+     * czxid. While the connection is suspended (only with {@code lost-on=lost}) this fails rather than
+     * answers, so the lease keeper retries until its deadline.
+     */
+    @Override
+    public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        checkOpen();
+        long sentAt = System.nanoTime();
+        if (g.epoch() != epoch) {
+            return CompletableFuture.completedFuture(false);
+        }
+        if (!connected) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.UNAVAILABLE,
+                    "the connection to ZooKeeper at " + servers + " is suspended; cannot confirm " + g.path()));
+        }
+        return calls.bounded("the renewal check of " + g.path(), stat(g.path()), late -> { }, stat -> {
+            if (g.epoch() != epoch || stat == null || stat.getCzxid() != g.czxid()) {
+                return false;
+            }
+            g.confirmed(sentAt);
+            return true;
+        });
+    }
+
+    /**
+     * Compare-and-delete: deletes the node only if it is still this grant's (same czxid), with the
+     * version just read. When the outcome is unknown the node, which only this grant can own (its
+     * name carries a UUID), is deleted in the background, guaranteed while the session lives.
+     */
+    @Override
+    public CompletionStage<Boolean> release(Grant grant) {
+        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        checkOpen();
+        grants.remove(g.path(), g);
+        g.cancelCleanup();
+        CompletableFuture<Boolean> released = stat(g.path()).thenCompose(stat -> {
+            if (stat == null || stat.getCzxid() != g.czxid()) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return calls.call("delete " + g.path(), cb -> curator.delete().guaranteed().withVersion(stat.getVersion())
+                            .inBackground(cb, executor).forPath(g.path()))
+                    .thenApply(event -> {
+                        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                        if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
+                            return false;
+                        }
+                        calls.check("delete " + g.path(), event);
+                        return true;
+                    });
+        });
+        released.whenComplete((removed, error) -> {
+            if (error != null) {
+                deleteQuietly(g.path());
+            }
+        });
+        return calls.bounded("the release of " + g.path(), released);
+    }
+
+    @Override
+    public void onSessionLost(Consumer<Throwable> listener) {
+        sessionLost = listener;
+    }
+
+    /** Closes the session (ZooKeeper deletes its nodes) and ends every thread the driver started. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (ZooKeeperAttempt a : List.copyOf(attempts)) {
+            a.closed();
+        }
+        try {
+            curator.close();
+        } catch (RuntimeException e) {
+            log.debug("Curator close failed", e);
+        }
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("the ZooKeeper driver thread did not stop within {} ms", SHUTDOWN_WAIT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ----- for attempts ---------------------------------------------------------------------------
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    Calls calls() {
+        return calls;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    void forget(ZooKeeperAttempt attempt) {
+        attempts.remove(attempt);
+    }
+
+    /**
+     * Hands a grant over, on the driver thread: only if the connection did not drop since the poll
+     * began (else the poll fails and the loop's abandon deletes the node).
+     */
+    void admit(ZooKeeperGrant grant, String name) {
+        if (isClosed()) {
+            throw closedException();
+        }
+        if (grant.epoch() != epoch || !connected) {
+            throw new LockException(LockException.Reason.UNAVAILABLE, "the connection to ZooKeeper at " + servers
+                    + " dropped while lock '" + name + "' was being granted");
+        }
+        grants.put(grant.path(), grant);
+        scheduleHorizon(grant);
+    }
+
+    /** Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path. */
+    CompletableFuture<String> createNode(String lockPath, byte[] data) {
+        String what = "the create of a node under " + lockPath;
+        return calls.call(what, cb -> curator.create().creatingParentContainersIfNeeded().withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
+                        .forPath(lockPath + "/" + Paths.NODE, data))
+                .thenApply(event -> calls.check(what, event).getName());
+    }
+
+    CompletableFuture<List<String>> children(String lockPath) {
+        String what = "the children of " + lockPath;
+        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
+                .thenApply(event -> {
+                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                    return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
+                });
+    }
+
+    /** The node's stat, or null when it does not exist. */
+    CompletableFuture<Stat> stat(String path) {
+        String what = "the stat of " + path;
+        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
+                .thenApply(event -> statOf(what, event));
+    }
+
+    /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
+    CompletableFuture<Stat> watch(String path, Watcher watcher) {
+        String what = "the watch on " + path;
+        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+                .thenApply(event -> statOf(what, event));
+    }
+
+    /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
+    CompletableFuture<Void> deleteNode(String path) {
+        String what = "the delete of " + path;
+        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
+                .thenApply(event -> {
+                    calls.check(what, event, KeeperException.Code.NONODE);
+                    return null;
+                });
+    }
+
+    static LockException closedException() {
+        return new LockException(LockException.Reason.CLOSED, "the lock client is closed");
+    }
+
+    // ----- connection states ----------------------------------------------------------------------
+
+    /** On the driver thread, in the order Curator reports them. */
+    private void stateChanged(ConnectionState state) {
+        log.debug("ZooKeeper connection to {}: {}", servers, state);
+        switch (state) {
+            case CONNECTED, RECONNECTED -> {
+                connected = true;
+                firstConnected.complete(null);
+            }
+            case SUSPENDED, READ_ONLY -> {
+                connected = false;
+                if (lostOn == LostOn.SUSPENDED) {
+                    lose("the connection to ZooKeeper at " + servers + " was suspended");
+                }
+            }
+            case LOST -> {
+                connected = false;
+                lose("the ZooKeeper session at " + servers + " was lost");
+                for (ZooKeeperAttempt a : List.copyOf(attempts)) {
+                    a.interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts a new epoch: every grant so far is lost at once. Their nodes go at their horizons, as
+     * nothing renews them any more.
+     */
+    private void lose(String why) {
+        epoch++;
+        if (!grants.isEmpty()) {
+            log.warn("{}: {} lease(s) lost", why, grants.size());
+        }
+        try {
+            sessionLost.accept(new LockException(LockException.Reason.UNAVAILABLE, why));
+        } catch (RuntimeException e) {
+            log.warn("session-lost listener for {} failed", servers, e);
+        }
+    }
+
+    /**
+     * A grant's horizon is its last confirmation (the send time of the poll or renewal that found it
+     * still held) plus the TTL: lock-api counts a lease's validity from the same sends, so no lease can
+     * rely on the grant after it. A grant still unreleased there (its lease expired or was lost, and the
+     * session lives on) has its node deleted, so a lock is never blocked by a node nobody holds.
+     */
+    private void scheduleHorizon(ZooKeeperGrant g) {
+        long delay = Math.max(0, g.confirmedAtNanos() + ttlNanos - System.nanoTime());
+        g.cleanup(calls.schedule(() -> horizon(g), delay, TimeUnit.NANOSECONDS));
+    }
+
+    private void horizon(ZooKeeperGrant g) {
+        if (grants.get(g.path()) != g) {
+            return;
+        }
+        if (g.confirmedAtNanos() + ttlNanos - System.nanoTime() > 0) {
+            scheduleHorizon(g);
+            return;
+        }
+        if (grants.remove(g.path(), g)) {
+            log.debug("{} passed its horizon unreleased; deleting its node", g);
+            deleteQuietly(g.path());
+        }
+    }
+
+    private void deleteQuietly(String path) {
+        if (isClosed()) {
+            return;
+        }
+        deleteNode(path).whenComplete((v, error) -> {
+            if (error != null) {
+                log.debug("background delete of {} not confirmed yet; Curator keeps trying while the session lives", path, error);
+            }
+        });
+    }
+
+    private Stat statOf(String what, CuratorEvent event) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.NONODE) {
+            return null;
+        }
+        return calls.check(what, event).getStat();
+    }
+
+    private void checkOpen() {
+        if (isClosed()) {
+            throw new LockException(LockException.Reason.CLOSED, "the ZooKeeper lock driver for " + servers + " is closed");
+        }
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperDriver[" + servers + ", lost-on " + lostOn.name().toLowerCase(Locale.ROOT) + "]";
+    }
+}

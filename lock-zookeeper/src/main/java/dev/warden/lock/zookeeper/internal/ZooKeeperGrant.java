@@ -1,0 +1,78 @@
+package dev.warden.lock.zookeeper.internal;
+
+import dev.warden.lock.spi.Grant;
+
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * A granted lock: the contender's node, its {@code czxid} (the fencing token: the zxid of the
+ * transaction that created it, which increases across the whole ensemble and, unlike the sequence
+ * suffix, does not restart when an empty parent is cleaned up), and the connection epoch it was
+ * granted in.
+ */
+final class ZooKeeperGrant implements Grant {
+
+    private final String path;
+    private final long czxid;
+    private final long epoch;
+    /** When the last poll or renewal that confirmed this grant was sent (System.nanoTime). */
+    private volatile long confirmedAtNanos;
+    private ScheduledFuture<?> cleanup;
+
+    ZooKeeperGrant(String path, long czxid, long epoch, long confirmedAtNanos) {
+        this.path = path;
+        this.czxid = czxid;
+        this.epoch = epoch;
+        this.confirmedAtNanos = confirmedAtNanos;
+    }
+
+    static ZooKeeperGrant of(Grant grant) {
+        if (grant instanceof ZooKeeperGrant g) {
+            return g;
+        }
+        throw new IllegalArgumentException("not a ZooKeeper grant: " + grant);
+    }
+
+    @Override
+    public long fencingToken() {
+        return czxid;
+    }
+
+    String path() {
+        return path;
+    }
+
+    long czxid() {
+        return czxid;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    long confirmedAtNanos() {
+        return confirmedAtNanos;
+    }
+
+    void confirmed(long sentAtNanos) {
+        if (sentAtNanos - confirmedAtNanos > 0) {
+            confirmedAtNanos = sentAtNanos;
+        }
+    }
+
+    synchronized void cleanup(ScheduledFuture<?> task) {
+        cleanup = task;
+    }
+
+    synchronized void cancelCleanup() {
+        if (cleanup != null) {
+            cleanup.cancel(false);
+            cleanup = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperGrant[" + path + ", czxid " + czxid + "]";
+    }
+}

@@ -1,0 +1,112 @@
+package dev.warden.lock.zookeeper;
+
+import dev.warden.lock.zookeeper.internal.Paths;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reads and edits lock state on the servers directly, not through Warden: its own Curator client
+ * with a long session, which syncs with the leader before each read so a follower's lag never hides
+ * a write.
+ */
+final class ZooKeeperInspector implements AutoCloseable {
+
+    private final CuratorFramework client;
+
+    ZooKeeperInspector(String connectString) {
+        client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(60_000)
+                .connectionTimeoutMs(10_000)
+                .retryPolicy(new RetryNTimes(50, 200))
+                .ensembleTracker(false)
+                .build();
+        client.start();
+    }
+
+    /**
+     * A freshly started server JVM takes hundreds of milliseconds for its first writes (class loading,
+     * no JIT yet), longer than the kit's request timeout; a few writes through every member first.
+     */
+    static void warmUp(String... members) {
+        for (String member : members) {
+            try (ZooKeeperInspector warm = new ZooKeeperInspector(member)) {
+                for (int i = 0; i < 20; i++) {
+                    String path = warm.client.create().creatingParentContainersIfNeeded()
+                            .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL)
+                            .forPath("/warm-up/" + java.util.UUID.randomUUID() + "/node-");
+                    warm.client.getChildren().forPath(parent(path));
+                    warm.client.checkExists().forPath(path);
+                    warm.client.delete().forPath(path);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot warm up ZooKeeper at " + member, e);
+            }
+        }
+    }
+
+    private static String parent(String path) {
+        return path.substring(0, path.lastIndexOf('/'));
+    }
+
+    /** The contender nodes queued under the lock, first first. */
+    List<String> queue(String namespace, String name) {
+        String path = Paths.lockPath(namespace, name);
+        try {
+            sync(path);
+            return client.getChildren().forPath(path).stream()
+                    .sorted((a, b) -> a.substring(a.length() - 10).compareTo(b.substring(b.length() - 10)))
+                    .toList();
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read " + path, e);
+        }
+    }
+
+    /** The holder's node (first in the queue), if any. */
+    Stat holder(String namespace, String name) {
+        List<String> queue = queue(namespace, name);
+        if (queue.isEmpty()) {
+            return null;
+        }
+        try {
+            return client.checkExists().forPath(Paths.lockPath(namespace, name) + "/" + queue.get(0));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Deletes every node queued under the lock. */
+    void removeAll(String namespace, String name) {
+        String path = Paths.lockPath(namespace, name);
+        for (String child : queue(namespace, name)) {
+            try {
+                client.delete().forPath(path + "/" + child);
+            } catch (KeeperException.NoNodeException e) {
+                // Gone already.
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot delete " + path + "/" + child, e);
+            }
+        }
+    }
+
+    private void sync(String path) throws Exception {
+        client.blockUntilConnected(10, TimeUnit.SECONDS);
+        CompletableFuture<Integer> synced = new CompletableFuture<>();
+        client.getZookeeperClient().getZooKeeper().sync("/", (rc, p, ctx) -> synced.complete(rc), null);
+        synced.get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.warden.testkit.internal;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The class path a ZooKeeper server JVM is launched with: this JVM's own class path, plus the jar
+ * of each class a ZooKeeper 3.9 server needs when it was loaded from elsewhere. A missing class
+ * fails loudly with the artifact to add, never a silent skip.
+ */
+final class ZooKeeperClassPath {
+
+    /** Class a server needs, and the artifact it comes from. */
+    private static final Map<String, String> REQUIRED = new LinkedHashMap<>();
+
+    static {
+        REQUIRED.put("org.apache.zookeeper.server.quorum.QuorumPeerMain", "org.apache.zookeeper:zookeeper:3.9.x");
+        REQUIRED.put("org.apache.jute.Record", "org.apache.zookeeper:zookeeper-jute:3.9.x");
+        REQUIRED.put("org.slf4j.LoggerFactory", "org.slf4j:slf4j-api");
+        // ZooKeeper marks these two provided, but a 3.9 server does not start without them.
+        REQUIRED.put("com.codahale.metrics.Reservoir", "io.dropwizard.metrics:metrics-core");
+        REQUIRED.put("org.xerial.snappy.SnappyInputStream", "org.xerial.snappy:snappy-java");
+    }
+
+    private static volatile String cached;
+
+    private ZooKeeperClassPath() {
+    }
+
+    static String get() {
+        String cp = cached;
+        if (cp == null) {
+            cp = compute();
+            cached = cp;
+        }
+        return cp;
+    }
+
+    private static String compute() {
+        Set<String> entries = new LinkedHashSet<>();
+        String own = System.getProperty("java.class.path", "");
+        for (String entry : own.split(File.pathSeparator)) {
+            if (!entry.isBlank()) {
+                entries.add(entry);
+            }
+        }
+        List<String> missing = new ArrayList<>();
+        ClassLoader loader = ZooKeeperClassPath.class.getClassLoader();
+        for (Map.Entry<String, String> required : REQUIRED.entrySet()) {
+            Class<?> type;
+            try {
+                type = Class.forName(required.getKey(), false, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                missing.add(required.getValue() + " (" + required.getKey() + ")");
+                continue;
+            }
+            jarOf(type).ifPresent(entries::add);
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("cannot launch a ZooKeeper server: missing from the class path: "
+                    + String.join(", ", missing) + ". testkit declares them at runtime scope; if you excluded them, add"
+                    + " them back (test scope)");
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private static java.util.Optional<String> jarOf(Class<?> type) {
+        CodeSource source = type.getProtectionDomain().getCodeSource();
+        if (source == null || source.getLocation() == null) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(Path.of(source.getLocation().toURI()).toString());
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
+    }
+}

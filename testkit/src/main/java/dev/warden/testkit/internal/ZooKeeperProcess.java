@@ -1,0 +1,269 @@
+package dev.warden.testkit.internal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One ZooKeeper server in a child JVM launched from ZooKeeper's own jar
+ * ({@code QuorumPeerMain <cfg>}), so a test can freeze it with SIGSTOP, kill it with SIGKILL and
+ * start it again on the same ports and data directory: sessions and nodes survive a restart,
+ * as on a real server. The data directory is deleted by {@link #stop()} and at JVM exit.
+ */
+public final class ZooKeeperProcess {
+
+    private static final String HOST = "127.0.0.1";
+    private static final Duration FOUR_LETTER_TIMEOUT = Duration.ofMillis(500);
+    private static final long EXIT_TIMEOUT_SECONDS = 10;
+    private static final int LOG_TAIL_LINES = 40;
+
+    private final Path dir;
+    private final int clientPort;
+    private final String label;
+    private final List<String> command;
+    private final Runnable exitCleanup = this::destroyAndDelete;
+
+    private volatile Process process;
+    private boolean paused;
+    private boolean stopped;
+
+    /**
+     * @param dir a fresh directory for the configuration, data and log
+     * @param myId the server's id in its ensemble, 0 for a standalone server
+     * @param config the {@code zoo.cfg} lines other than {@code dataDir}
+     */
+    public ZooKeeperProcess(Path dir, int myId, int clientPort, List<String> config) {
+        this.dir = dir;
+        this.clientPort = clientPort;
+        this.label = "ZooKeeper " + (myId == 0 ? "" : "server " + myId + " ") + "on port " + clientPort;
+        Path data = dir.resolve("data");
+        Path cfg = dir.resolve("zoo.cfg");
+        try {
+            Files.createDirectories(data);
+            if (myId != 0) {
+                Files.writeString(data.resolve("myid"), Integer.toString(myId), StandardCharsets.US_ASCII);
+            }
+            List<String> lines = new ArrayList<>(config);
+            lines.add("dataDir=" + data);
+            Files.write(cfg, lines, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + dir + " for " + label, e);
+        }
+        this.command = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms16m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "-Djava.awt.headless=true",
+                "-Dzookeeper.admin.enableServer=false",
+                "-Dzookeeper.jmx.log4j.disable=true",
+                // Data written before a SIGKILL is in the page cache and survives it; skip fsync.
+                "-Dzookeeper.forceSync=no",
+                "-Dzookeeper.preAllocSize=1024",
+                "-Dzookeeper.snapshot.trust.empty=true",
+                // A peer that is down is noticed after 1 s rather than 5 s during elections.
+                "-Dzookeeper.cnxTimeout=1000",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                "-Dorg.slf4j.simpleLogger.logFile=System.out",
+                "-cp", ZooKeeperClassPath.get(),
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString());
+    }
+
+    /** A fresh temporary directory for one server. */
+    public static Path createTempDir() {
+        try {
+            return Files.createTempDirectory("warden-zookeeper-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for a ZooKeeper server", e);
+        }
+    }
+
+    public String host() {
+        return HOST;
+    }
+
+    public int clientPort() {
+        return clientPort;
+    }
+
+    public synchronized boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    public synchronized boolean isPaused() {
+        return paused;
+    }
+
+    /** Starts the JVM without waiting; see {@link #awaitServing(Duration)}. */
+    public synchronized void launch() {
+        requireNotStopped("start");
+        if (isRunning()) {
+            throw new IllegalStateException(label + " is already running");
+        }
+        ExitCleanup.add(exitCleanup);
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the JVM for " + label, e);
+        }
+        paused = false;
+    }
+
+    /**
+     * Waits until the server serves requests ({@code srvr} reports a mode), which for an ensemble
+     * member needs a quorum.
+     *
+     * @throws IllegalStateException with the log's tail if the JVM exits or the time runs out
+     */
+    public void awaitServing(Duration timeout) {
+        Process started = process;
+        boolean serving = Wait.until(timeout, () -> !started.isAlive() || mode().isPresent());
+        if (!started.isAlive()) {
+            throw new IllegalStateException(label + " exited with code " + started.exitValue() + "; log tail:\n"
+                    + logTail());
+        }
+        if (!serving) {
+            throw new IllegalStateException(label + " did not serve requests (srvr) within " + timeout.toSeconds()
+                    + " s; log tail:\n" + logTail());
+        }
+    }
+
+    /** {@code standalone}, {@code leader} or {@code follower}; empty when not serving or not answering. */
+    public Optional<String> mode() {
+        return FourLetterWords.mode(HOST, clientPort, FOUR_LETTER_TIMEOUT);
+    }
+
+    /** Whether the log says the port was taken, so a launcher can retry on other ports. */
+    public boolean portWasTaken() {
+        return logTail().contains("Address already in use");
+    }
+
+    public synchronized void pause() {
+        requireRunning("pause");
+        ProcessSignals.send(process, "STOP");
+        paused = true;
+    }
+
+    public synchronized void resume() {
+        requireRunning("resume");
+        ProcessSignals.send(process, "CONT");
+        paused = false;
+    }
+
+    /** SIGKILL, and waits until the process is gone. */
+    public synchronized void kill() {
+        requireNotStopped("kill");
+        Process current = process;
+        if (current != null && current.isAlive()) {
+            current.destroyForcibly();
+            awaitExit(current);
+        }
+        paused = false;
+    }
+
+    /** Terminates the JVM (resuming it first if paused) and deletes the directory; idempotent. */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        Process current = process;
+        if (current != null && current.isAlive()) {
+            if (paused) {
+                ProcessSignals.send(current, "CONT");
+            }
+            current.destroy();
+            try {
+                if (!current.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    current.destroyForcibly();
+                    awaitExit(current);
+                }
+            } catch (InterruptedException e) {
+                current.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        paused = false;
+        ExitCleanup.remove(exitCleanup);
+        deleteDir();
+    }
+
+    /** The last lines of the server's log, for failure messages. */
+    public String logTail() {
+        Path file = log();
+        try {
+            if (!Files.exists(file)) {
+                return "(no log yet)\n";
+            }
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())) + "\n";
+        } catch (IOException | UncheckedIOException e) {
+            return "(cannot read " + file + ": " + e.getMessage() + ")\n";
+        }
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+
+    private Path log() {
+        return dir.resolve("zookeeper.log");
+    }
+
+    private void awaitExit(Process target) {
+        try {
+            if (!target.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(label + " (pid " + target.pid() + ") did not exit after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + label + " to exit", e);
+        }
+    }
+
+    private void requireRunning(String action) {
+        requireNotStopped(action);
+        if (!isRunning()) {
+            throw new IllegalStateException("cannot " + action + " " + label + ": it is not running (killed? call restart())");
+        }
+    }
+
+    private void requireNotStopped(String action) {
+        if (stopped) {
+            throw new IllegalStateException("cannot " + action + " " + label + ": it was stopped");
+        }
+    }
+
+    private void destroyAndDelete() {
+        Process current = process;
+        if (current != null) {
+            current.destroyForcibly();
+        }
+        deleteDir();
+    }
+
+    private void deleteDir() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // Best effort: a leftover directory under the temp dir must not fail a test.
+        }
+    }
+}
