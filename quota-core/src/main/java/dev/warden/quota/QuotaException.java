@@ -41,7 +41,11 @@ public class QuotaException extends RuntimeException {
         /** The service is closed. */
         CLOSED,
         /** Redis answered something Warden does not understand (or a script refused its own arguments). */
-        PROTOCOL
+        PROTOCOL,
+        /** The ledger's database failed or could not be reached; the cause is the {@code SQLException}. */
+        DATABASE,
+        /** The ledger's tables are missing or incomplete: create them first ({@code Ledger.createSchema}). */
+        SCHEMA
     }
 
     private final Reason reason;

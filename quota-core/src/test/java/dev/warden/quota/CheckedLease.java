@@ -57,6 +57,11 @@ final class CheckedLease implements Lease {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<ReleaseOutcome> releaseAsync() {
+        return lease.releaseAsync();
+    }
+
+    @Override
     public void close() {
         lease.close();
     }

@@ -31,7 +31,11 @@ public final class Scripts {
         OPEN("open.lua"),
         CREDIT("credit.lua"),
         DEDUCT("deduct.lua"),
-        BALANCE("balance.lua");
+        BALANCE("balance.lua"),
+        /** Reconciliation's read of one partition: marker, last journal entry id, balances (no writes). */
+        LEDGER_SNAPSHOT("ledger_snapshot.lua"),
+        /** Repair and bootstrap: compare-and-set of a balance from the ledger, marker written if missing. */
+        LEDGER_RESTORE("ledger_restore.lua");
 
         final String resource;
 
@@ -60,7 +64,7 @@ public final class Scripts {
     private final RedisAsyncCommands<String, String> loader;
 
     /** @param loader the connection that loads scripts and runs retries (it flushes on its own) */
-    Scripts(RedisAsyncCommands<String, String> loader) {
+    public Scripts(RedisAsyncCommands<String, String> loader) {
         this.loader = loader;
     }
 
@@ -75,7 +79,7 @@ public final class Scripts {
     }
 
     /** Loads every script. */
-    CompletableFuture<Void> loadAll() {
+    public CompletableFuture<Void> loadAll() {
         return CompletableFuture.allOf(SOURCES.keySet().stream().map(this::load).toArray(CompletableFuture[]::new));
     }
 
@@ -83,7 +87,7 @@ public final class Scripts {
      * Runs a script by digest on {@code commands}; on {@code NOSCRIPT} loads it and retries once on
      * the loader's connection.
      */
-    CompletableFuture<List<Object>> run(RedisAsyncCommands<String, String> commands, Script script, String[] keys,
+    public CompletableFuture<List<Object>> run(RedisAsyncCommands<String, String> commands, Script script, String[] keys,
                                         String... args) {
         return evalsha(commands, script, keys, args).exceptionallyCompose(error ->
                 Errors.unwrap(error) instanceof RedisNoScriptException

@@ -1,0 +1,33 @@
+/**
+ * The ledger: the relational database that is the source of truth behind the quota engine's Redis,
+ * and reconciliation between the two.
+ *
+ * <ul>
+ *   <li>{@link dev.warden.quota.ledger.Ledger}: the schema (PostgreSQL in production and CI; H2 as the
+ *       demo's embedded default, tested too) and the quarantine. Tables are created only when asked:
+ *       {@code Ledger.createSchema(dataSource)}, the CLI's {@code schema --create}, or the shipped SQL
+ *       applied by hand. Nothing runs DDL implicitly.</li>
+ *   <li>{@link dev.warden.quota.ledger.LedgerConsumer}: the journal consumer (a consumer group per
+ *       partition stream, one transaction per batch, {@code XACK} after commit, {@code XAUTOCLAIM} of a
+ *       dead consumer's entries, quarantine, compensation of replays), with
+ *       {@link dev.warden.quota.ledger.LedgerListener} as its metrics hooks.</li>
+ *   <li>{@link dev.warden.quota.ledger.Reconciler}: check, repair (dry run unless asked) and bootstrap
+ *       of an empty Redis from the database, one-shot or scheduled.</li>
+ *   <li>{@link dev.warden.quota.ledger.LedgerCli}: all of the above from the command line (picocli).</li>
+ * </ul>
+ *
+ * <p>Dependencies: the library takes any {@link javax.sql.DataSource}; the PostgreSQL driver is a
+ * runtime dependency of quota-core; HikariCP backs the CLI's pool; H2 ({@code com.h2database:h2}) is
+ * not shipped: a demo that wants the embedded database adds it and passes an H2 URL
+ * ({@code jdbc:h2:file:./ledger} or {@code jdbc:h2:mem:ledger;DB_CLOSE_DELAY=-1}).
+ *
+ * <p>After Redis lost its data: every partition reports DATA_LOST (its marker is gone). Run
+ * {@code bootstrap} before traffic returns: it loads the database's accounts and then writes the marker
+ * of every partition, including partitions that hold no account yet (quota-core writes a partition's
+ * marker only when an account is opened there, so a fresh, markerless partition would report
+ * DATA_LOST). Do not open accounts first: opening writes that partition's marker, after which its
+ * missing accounts read as "not found" rather than DATA_LOST. What Redis had journaled but the consumer
+ * had not yet moved into the database is lost with it; reconciliation shows every account's Redis and
+ * database figures, and the difference.
+ */
+package dev.warden.quota.ledger;

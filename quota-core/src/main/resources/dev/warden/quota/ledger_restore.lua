@@ -1,0 +1,28 @@
+#!lua flags=
+-- Repair and bootstrap: sets an account's balance to the ledger's figure, but only when Redis still
+-- holds what reconciliation observed (compare-and-set: a change that landed in between wins, and the
+-- next reconciliation looks again), and writes the partition marker when it is missing. No journal
+-- entry: the ledger already holds this balance.
+-- KEYS: marker, account
+-- ARGV: account, observed balance ('' = the account was absent), new balance, marker value,
+--       '1' to write a missing marker ('0': bootstrap writes every marker once all accounts are in)
+local account, observed, target, expected, write_marker = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
+local bad = id_problem(account)
+if bad then return {'invalid_id', 'ACCOUNT', bad} end
+bad = amount_problem(target, true)
+if bad then return {'invalid_amount', bad} end
+local base = partition_base(KEYS[1])
+if not base or KEYS[2] ~= base .. ':acct:' .. account then
+  return {'invalid_argument', 'keys'}
+end
+
+local marker = redis.call('GET', KEYS[1])
+if marker and marker ~= expected then return {'marker_mismatch', marker} end
+local current = redis.call('HGET', KEYS[2], 'balance') or ''
+if current ~= observed then return {'changed', current} end
+
+-- Every check is done; writes start here.
+if not marker and write_marker == '1' then redis.call('SET', KEYS[1], expected) end
+redis.call('HSET', KEYS[2], 'balance', target)
+return {'set', target}
