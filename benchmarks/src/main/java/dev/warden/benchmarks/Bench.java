@@ -1,0 +1,154 @@
+package dev.warden.benchmarks;
+
+import dev.warden.benchmarks.internal.Report;
+import dev.warden.benchmarks.internal.Runner;
+import dev.warden.benchmarks.internal.ServerLimit;
+import dev.warden.benchmarks.scenarios.Accounts;
+import dev.warden.benchmarks.scenarios.CuratorMutex;
+import dev.warden.benchmarks.scenarios.JetcdLockRpc;
+import dev.warden.benchmarks.scenarios.LuaDeduct;
+import dev.warden.benchmarks.scenarios.PostgresDeduct;
+import dev.warden.benchmarks.scenarios.RedissonLock;
+import dev.warden.benchmarks.scenarios.WardenLock;
+import dev.warden.testkit.EtcdServer;
+import dev.warden.testkit.PostgresServer;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.ZooKeeperServer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * Runs every workload over every implementation in one process, on servers launched for the run,
+ * so the ratios hold on a noisy machine. Writes {@code results.jsonl}, {@code results.md} and
+ * {@code results.svg}; exits non-zero when a workload's end state is wrong or an operation failed.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Warden's backends and the libraries users would pick instead, side by side.")
+public final class Bench implements Callable<Integer> {
+
+    @Option(names = "--threads", split = ",", defaultValue = "1,16,64", description = "thread counts for locks (default: ${DEFAULT-VALUE})")
+    List<Integer> lockThreads;
+
+    @Option(names = "--quota-threads", split = ",", defaultValue = "16", description = "thread counts for quota (default: ${DEFAULT-VALUE})")
+    List<Integer> quotaThreads;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "warm-up seconds per run (default: ${DEFAULT-VALUE})")
+    int warmUpSeconds;
+
+    @Option(names = "--duration", defaultValue = "10", description = "measured seconds per run (default: ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--only", description = "run only workloads whose scenario or implementation contains this text")
+    String only;
+
+    @Option(names = "--out", defaultValue = "target/benchmarks", description = "output directory (default: ${DEFAULT-VALUE})")
+    Path out;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Bench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Files.createDirectories(out);
+        Runner runner = new Runner(Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(seconds));
+        List<Result> results = new ArrayList<>();
+        boolean failed = false;
+        // Durable settings on both sides, as production would run them: Redis with an append-only
+        // file synced every second; PostgreSQL with fsync and synchronous commit (testkit's test
+        // defaults turn fsync off for speed).
+        try (RedisServer redis = RedisServer.builder().appendOnly(true).config("appendfsync", "everysec").start();
+             EtcdServer etcd = EtcdServer.start();
+             ZooKeeperServer zookeeper = ZooKeeperServer.start();
+             PostgresServer postgres = PostgresServer.builder().setting("fsync", "on").setting("full_page_writes", "on")
+                     .setting("synchronous_commit", "on").start()) {
+            Map<String, Map<String, Object>> lockBackends = new LinkedHashMap<>();
+            lockBackends.put("redis", Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.uri()));
+            lockBackends.put("etcd", Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints(),
+                    "warden.lock.ttl", "10s"));
+            lockBackends.put("zookeeper", Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints",
+                    zookeeper.endpoint(), "warden.lock.ttl", "10s"));
+
+            List<Supplier<Workload>> lockWorkloads = new ArrayList<>();
+            for (boolean contended : new boolean[] {false, true}) {
+                lockWorkloads.add(() -> new WardenLock("warden redis", lock(lockBackends, "redis", "bench"), contended));
+                lockWorkloads.add(() -> new RedissonLock(redis.uri(), contended, "redisson"));
+                lockWorkloads.add(() -> new WardenLock("warden etcd", lock(lockBackends, "etcd", "bench"), contended));
+                lockWorkloads.add(() -> new JetcdLockRpc(etcd.clientUrls(), contended, "jetcd-bench"));
+                lockWorkloads.add(() -> new WardenLock("warden zookeeper", lock(lockBackends, "zookeeper", "bench"), contended));
+                lockWorkloads.add(() -> new CuratorMutex(zookeeper.connectString(), contended, "curator-bench"));
+            }
+            List<Supplier<Workload>> quotaWorkloads = new ArrayList<>();
+            for (Accounts accounts : Accounts.values()) {
+                Map<String, Object> quota = Map.of("warden.quota.endpoint", redis.uri());
+                quotaWorkloads.add(() -> new LuaDeduct("warden lua, sync", quota, accounts, LuaDeduct.Mode.SYNC));
+                quotaWorkloads.add(() -> new LuaDeduct("warden lua, async", quota, accounts, LuaDeduct.Mode.ASYNC));
+                for (String backend : lockBackends.keySet()) {
+                    Map<String, Object> locked = new LinkedHashMap<>(quota);
+                    locked.put("warden.quota.lock", backend);
+                    locked.putAll(lock(lockBackends, backend, "bench-quota"));
+                    quotaWorkloads.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts,
+                            LuaDeduct.Mode.LOCKED));
+                }
+                quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.SELECT_FOR_UPDATE));
+                quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.CONDITIONAL_UPDATE));
+            }
+            failed |= runAll(runner, lockWorkloads, lockThreads, results);
+            failed |= runAll(runner, quotaWorkloads, quotaThreads, results);
+            if (only == null || "redis-benchmark".contains(only)) {
+                results.addAll(new ServerLimit(redis, seconds).measure(quotaThreads.get(0)));
+            }
+        }
+        results.sort(Comparator.comparing(Result::scenario).thenComparingInt(Result::threads));
+        Report.writeJsonLines(results, out.resolve("results.jsonl"));
+        String table = Report.markdown(results);
+        Files.writeString(out.resolve("results.md"), table, StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("results.svg"), Report.svg(results, "Warden benchmarks"), StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.print(table);
+        return failed || results.stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
+    }
+
+    private static Map<String, Object> lock(Map<String, Map<String, Object>> backends, String backend, String namespace) {
+        Map<String, Object> s = new LinkedHashMap<>(backends.get(backend));
+        s.put("warden.lock.namespace", namespace);
+        return s;
+    }
+
+    private boolean runAll(Runner runner, List<Supplier<Workload>> workloads, List<Integer> threadCounts,
+                           List<Result> results) {
+        boolean failed = false;
+        for (Supplier<Workload> make : workloads) {
+            for (int n : threadCounts) {
+                try (Workload w = make.get()) {
+                    if (only != null && !(w.scenario() + " " + w.implementation()).contains(only)) {
+                        continue;
+                    }
+                    System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);
+                    System.out.flush();
+                    Result r = runner.run(w, n);
+                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d%n",
+                            r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors());
+                    results.add(r);
+                } catch (Exception e) {
+                    System.out.println("FAILED: " + e);
+                    failed = true;
+                }
+            }
+        }
+        return failed;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.warden.benchmarks.internal;
+
+import dev.warden.benchmarks.Result;
+import dev.warden.benchmarks.Workload;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Closed-loop load: each thread repeats its operation back to back, first for a warm-up that is
+ * not recorded, then for the measured duration. Latency goes to an HdrHistogram per run.
+ */
+public final class Runner {
+
+    private final Duration warmUp;
+    private final Duration measured;
+
+    public Runner(Duration warmUp, Duration measured) {
+        this.warmUp = warmUp;
+        this.measured = measured;
+    }
+
+    public Result run(Workload workload, int threads) throws Exception {
+        workload.setUp(threads);
+        Recorder recorder = new Recorder(3);
+        LongAdder completed = new LongAdder();
+        LongAdder measuredOps = new LongAdder();
+        LongAdder errors = new LongAdder();
+        AtomicReference<Throwable> firstError = new AtomicReference<>();
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        long[] window = new long[2];
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Workload.Operation op = workload.operation(i);
+            Thread t = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    return;
+                }
+                long measureFrom = window[0];
+                long measureUntil = window[1];
+                while (true) {
+                    long t0 = System.nanoTime();
+                    if (t0 - measureUntil >= 0) {
+                        break;
+                    }
+                    try {
+                        op.run();
+                        long t1 = System.nanoTime();
+                        completed.increment();
+                        if (t0 - measureFrom >= 0) {
+                            recorder.recordValue(Math.max(1, (t1 - t0) / 1000));
+                            measuredOps.increment();
+                        }
+                    } catch (Throwable e) {
+                        errors.increment();
+                        firstError.compareAndSet(null, e);
+                    }
+                }
+            }, "bench-" + workload.implementation() + "-" + i);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        long now = System.nanoTime();
+        window[0] = now + warmUp.toNanos();
+        window[1] = window[0] + measured.toNanos();
+        start.await();
+        for (Thread t : workers) {
+            t.join(warmUp.plus(measured).plusSeconds(60).toMillis());
+            if (t.isAlive()) {
+                throw new IllegalStateException(t.getName() + " did not finish: an operation hangs");
+            }
+        }
+        Histogram h = recorder.getIntervalHistogram();
+        double seconds = measured.toNanos() / 1e9;
+        int units = workload.unitsPerOperation();
+        workload.verify(completed.sum() * units);
+        String note = firstError.get() == null ? "" : "first error: " + firstError.get();
+        return new Result(workload.scenario(), workload.implementation(), threads, measuredOps.sum() * units, seconds,
+                measuredOps.sum() * units / seconds, h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                h.getValueAtPercentile(99.9), h.getMaxValue(), errors.sum(), note);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.warden.benchmarks.scenarios;
+
+import dev.warden.benchmarks.Workload;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+import java.util.concurrent.TimeUnit;
+
+/** Baseline: Curator's {@code InterProcessMutex} acquire + release on the same ZooKeeper. */
+public final class CuratorMutex implements Workload {
+
+    private final String connectString;
+    private final boolean contended;
+    private final String namespace;
+    private CuratorFramework client;
+    private InterProcessMutex[] mutexes;
+
+    public CuratorMutex(String connectString, boolean contended, String namespace) {
+        this.connectString = connectString;
+        this.contended = contended;
+        this.namespace = namespace;
+    }
+
+    @Override
+    public String scenario() {
+        return contended ? "lock, contended (one name)" : "lock, uncontended (a name per thread)";
+    }
+
+    @Override
+    public String implementation() {
+        return "curator InterProcessMutex";
+    }
+
+    @Override
+    public void setUp(int threads) throws InterruptedException {
+        client = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(10_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("Curator could not connect to " + connectString);
+        }
+        mutexes = new InterProcessMutex[threads];
+        InterProcessMutex shared = new InterProcessMutex(client, "/" + namespace + "/bench-hot");
+        for (int i = 0; i < threads; i++) {
+            mutexes[i] = contended ? shared : new InterProcessMutex(client, "/" + namespace + "/bench-" + i);
+        }
+    }
+
+    @Override
+    public Operation operation(int index) {
+        InterProcessMutex mutex = mutexes[index];
+        return () -> {
+            mutex.acquire();
+            mutex.release();
+        };
+    }
+
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
+    }
+}
