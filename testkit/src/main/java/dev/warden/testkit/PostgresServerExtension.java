@@ -28,9 +28,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class PostgresServerExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
 
-    private final PostgresServer.Builder builder;
-    private PostgresServer server;
-    private String ownerId;
+    private final ClassScopedServer<PostgresServer> server;
 
     /** A server with default options. */
     public PostgresServerExtension() {
@@ -39,7 +37,9 @@ public final class PostgresServerExtension
 
     /** A server started from {@code builder}. */
     public PostgresServerExtension(PostgresServer.Builder builder) {
-        this.builder = Objects.requireNonNull(builder, "builder");
+        Objects.requireNonNull(builder, "builder");
+        this.server = new ClassScopedServer<>(builder::start, PostgresServer::close,
+                "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith");
     }
 
     /**
@@ -49,26 +49,17 @@ public final class PostgresServerExtension
      *     is registered on an instance field, where JUnit never calls {@code beforeAll}
      */
     public synchronized PostgresServer server() {
-        if (server == null) {
-            throw new IllegalStateException(
-                    "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith");
-        }
-        return server;
+        return server.get();
     }
 
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
-        startFor(context);
+        server.startFor(context);
     }
 
     @Override
     public synchronized void afterAll(ExtensionContext context) {
-        if (context.getUniqueId().equals(ownerId)) {
-            PostgresServer started = server;
-            server = null;
-            ownerId = null;
-            started.close();
-        }
+        server.closeFor(context);
     }
 
     @Override
@@ -88,15 +79,6 @@ public final class PostgresServerExtension
 
     @Override
     public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        startFor(extensionContext);
-        return server;
-    }
-
-    /** Starts the server once; the context that started it is the one whose end stops it. */
-    private void startFor(ExtensionContext context) {
-        if (server == null) {
-            server = builder.start();
-            ownerId = context.getUniqueId();
-        }
+        return server.startFor(extensionContext);
     }
 }

@@ -27,9 +27,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class RedisServerExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
 
-    private final RedisServer.Builder builder;
-    private RedisServer server;
-    private String ownerId;
+    private final ClassScopedServer<RedisServer> server;
 
     /** A server with default options. */
     public RedisServerExtension() {
@@ -38,7 +36,9 @@ public final class RedisServerExtension
 
     /** A server started from {@code builder}. */
     public RedisServerExtension(RedisServer.Builder builder) {
-        this.builder = Objects.requireNonNull(builder, "builder");
+        Objects.requireNonNull(builder, "builder");
+        this.server = new ClassScopedServer<>(builder::start, RedisServer::close,
+                "no Redis server: register RedisServerExtension on a static field or with @ExtendWith");
     }
 
     /**
@@ -48,26 +48,17 @@ public final class RedisServerExtension
      *     is registered on an instance field, where JUnit never calls {@code beforeAll}
      */
     public synchronized RedisServer server() {
-        if (server == null) {
-            throw new IllegalStateException(
-                    "no Redis server: register RedisServerExtension on a static field or with @ExtendWith");
-        }
-        return server;
+        return server.get();
     }
 
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
-        startFor(context);
+        server.startFor(context);
     }
 
     @Override
     public synchronized void afterAll(ExtensionContext context) {
-        if (context.getUniqueId().equals(ownerId)) {
-            RedisServer started = server;
-            server = null;
-            ownerId = null;
-            started.close();
-        }
+        server.closeFor(context);
     }
 
     @Override
@@ -87,15 +78,6 @@ public final class RedisServerExtension
 
     @Override
     public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        startFor(extensionContext);
-        return server;
-    }
-
-    /** Starts the server once; the context that started it is the one whose end stops it. */
-    private void startFor(ExtensionContext context) {
-        if (server == null) {
-            server = builder.start();
-            ownerId = context.getUniqueId();
-        }
+        return server.startFor(extensionContext);
     }
 }

@@ -13,16 +13,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class ZooKeeperEnsembleExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
-    private final ZooKeeperEnsemble.Builder builder;
-    private ZooKeeperEnsemble ensemble;
-    private String ownerId;
+    private final ClassScopedServer<ZooKeeperEnsemble> ensemble;
 
     public ZooKeeperEnsembleExtension() {
         this(ZooKeeperEnsemble.builder());
     }
 
     public ZooKeeperEnsembleExtension(ZooKeeperEnsemble.Builder builder) {
-        this.builder = Objects.requireNonNull(builder, "builder");
+        Objects.requireNonNull(builder, "builder");
+        this.ensemble = new ClassScopedServer<>(builder::start, ZooKeeperEnsemble::close,
+                "no ZooKeeper ensemble: register ZooKeeperEnsembleExtension on a static field or with @ExtendWith");
     }
 
     /**
@@ -31,29 +31,17 @@ public final class ZooKeeperEnsembleExtension implements BeforeAllCallback, Afte
      * @throws IllegalStateException outside the class's lifecycle (registered on an instance field)
      */
     public synchronized ZooKeeperEnsemble ensemble() {
-        if (ensemble == null) {
-            throw new IllegalStateException(
-                    "no ZooKeeper ensemble: register ZooKeeperEnsembleExtension on a static field or with @ExtendWith");
-        }
-        return ensemble;
+        return ensemble.get();
     }
 
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
-        if (ensemble == null) {
-            ensemble = builder.start();
-            ownerId = context.getUniqueId();
-        }
+        ensemble.startFor(context);
     }
 
     @Override
     public synchronized void afterAll(ExtensionContext context) {
-        if (context.getUniqueId().equals(ownerId)) {
-            ZooKeeperEnsemble started = ensemble;
-            ensemble = null;
-            ownerId = null;
-            started.close();
-        }
+        ensemble.closeFor(context);
     }
 
     @Override

@@ -18,16 +18,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class ZooKeeperServerExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
 
-    private final ZooKeeperServer.Builder builder;
-    private ZooKeeperServer server;
-    private String ownerId;
+    private final ClassScopedServer<ZooKeeperServer> server;
 
     public ZooKeeperServerExtension() {
         this(ZooKeeperServer.builder());
     }
 
     public ZooKeeperServerExtension(ZooKeeperServer.Builder builder) {
-        this.builder = Objects.requireNonNull(builder, "builder");
+        Objects.requireNonNull(builder, "builder");
+        this.server = new ClassScopedServer<>(builder::start, ZooKeeperServer::close,
+                "no ZooKeeper server: register ZooKeeperServerExtension on a static field or with @ExtendWith");
     }
 
     /**
@@ -36,29 +36,17 @@ public final class ZooKeeperServerExtension implements BeforeAllCallback, AfterA
      * @throws IllegalStateException outside the class's lifecycle (registered on an instance field)
      */
     public synchronized ZooKeeperServer server() {
-        if (server == null) {
-            throw new IllegalStateException(
-                    "no ZooKeeper server: register ZooKeeperServerExtension on a static field or with @ExtendWith");
-        }
-        return server;
+        return server.get();
     }
 
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
-        if (server == null) {
-            server = builder.start();
-            ownerId = context.getUniqueId();
-        }
+        server.startFor(context);
     }
 
     @Override
     public synchronized void afterAll(ExtensionContext context) {
-        if (context.getUniqueId().equals(ownerId)) {
-            ZooKeeperServer started = server;
-            server = null;
-            ownerId = null;
-            started.close();
-        }
+        server.closeFor(context);
     }
 
     @Override

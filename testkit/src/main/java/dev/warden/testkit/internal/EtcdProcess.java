@@ -1,17 +1,12 @@
 package dev.warden.testkit.internal;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -24,7 +19,6 @@ public final class EtcdProcess {
 
     public static final String HOST = "127.0.0.1";
     private static final Duration HEALTH_TIMEOUT = Duration.ofMillis(500);
-    private static final long EXIT_TIMEOUT_SECONDS = 10;
     private static final int LOG_TAIL_LINES = 30;
 
     private final Path binary;
@@ -32,11 +26,8 @@ public final class EtcdProcess {
     private final int clientPort;
     private final int peerPort;
     private final Path dir;
-    private final Runnable exitCleanup = this::destroyAndDelete;
+    private final ServerProcess server;
     private List<String> command;
-
-    private volatile Process process;
-    private boolean paused;
     private boolean stopped;
 
     /** A member not started yet; {@link #initialCluster} must be called before {@link #launch()}. */
@@ -50,6 +41,7 @@ public final class EtcdProcess {
         }
         this.peerPort = peer;
         this.dir = createTempDir();
+        this.server = new ServerProcess(dir, this::label, ServerProcess.Reach.PROCESS);
     }
 
     /**
@@ -114,21 +106,12 @@ public final class EtcdProcess {
         if (command == null) {
             throw new IllegalStateException("initialCluster() was not called for etcd member " + name);
         }
-        ExitCleanup.add(exitCleanup);
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + binary, e);
-        }
+        server.launch(command, log(), binary.toString());
     }
 
     /** Waits until {@code /health} answers true (up, with a leader); fails with the log tail. */
     public void awaitHealthy(Duration timeout) {
-        Process started = process;
+        Process started = server.current();
         boolean healthy = Wait.until(timeout,
                 () -> !started.isAlive() || EtcdHttp.healthy(clientUrl(), HEALTH_TIMEOUT));
         if (!started.isAlive()) {
@@ -142,41 +125,33 @@ public final class EtcdProcess {
     }
 
     public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
+        return server.isRunning();
     }
 
     public synchronized boolean isPaused() {
-        return paused;
+        return server.isPaused();
     }
 
     public synchronized void pause() {
         requireRunning("pause");
-        signal("STOP");
-        paused = true;
+        server.pause();
     }
 
     public synchronized void resume() {
         requireRunning("resume");
-        signal("CONT");
-        paused = false;
+        server.resume();
     }
 
     /** SIGKILL, and waits until the process is gone. */
     public synchronized void kill() {
         requireNotStopped("kill");
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            current.destroyForcibly();
-            awaitExit(current);
-        }
-        paused = false;
+        server.kill();
     }
 
     /** Starts again on the same ports and data directory (a running member is stopped first); does not wait. */
     public synchronized void relaunch() {
         requireNotStopped("restart");
-        shutDown();
+        server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
         launch();
     }
 
@@ -186,93 +161,32 @@ public final class EtcdProcess {
             return;
         }
         stopped = true;
-        shutDown();
-        ExitCleanup.remove(exitCleanup);
-        deleteDir();
+        server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
+        server.deleteDirectory();
     }
 
     public String logTail() {
-        try {
-            if (!Files.exists(log())) {
-                return "";
-            }
-            List<String> lines = Files.readAllLines(log(), StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
-        } catch (IOException e) {
-            return "(cannot read " + log() + ": " + e.getMessage() + ")";
-        }
-    }
-
-    private void shutDown() {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            paused = false;
-            return;
-        }
-        if (paused) {
-            signal("CONT");
-            paused = false;
-        }
-        current.destroy();
-        try {
-            if (!current.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                current.destroyForcibly();
-                awaitExit(current);
-            }
-        } catch (InterruptedException e) {
-            current.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while stopping etcd member " + name, e);
-        }
-    }
-
-    private void signal(String signal) {
-        long pid = process.pid();
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run kill -" + signal + " " + pid, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, e);
-        }
-    }
-
-    private void awaitExit(Process target) {
-        try {
-            if (!target.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("etcd pid " + target.pid() + " did not exit after SIGKILL");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for etcd pid " + target.pid(), e);
-        }
+        String tail = ServerProcess.tail(log(), LOG_TAIL_LINES);
+        // EtcdMember.logTail() hands it out as the lines without a final newline.
+        return tail.endsWith("\n") ? tail.substring(0, tail.length() - 1) : tail;
     }
 
     private void requireRunning(String action) {
         requireNotStopped(action);
-        if (!isRunning()) {
-            throw new IllegalStateException("cannot " + action + " etcd member " + name
+        if (!server.isRunning()) {
+            throw new IllegalStateException("cannot " + action + " " + label()
                     + ": it is not running (killed? call restart())");
         }
     }
 
     private void requireNotStopped(String action) {
         if (stopped) {
-            throw new IllegalStateException("cannot " + action + " etcd member " + name + ": it was stopped");
+            throw new IllegalStateException("cannot " + action + " " + label() + ": it was stopped");
         }
     }
 
-    private void destroyAndDelete() {
-        Process current = process;
-        if (current != null) {
-            current.destroyForcibly();
-        }
-        deleteDir();
+    private String label() {
+        return "etcd member " + name;
     }
 
     private Path log() {
@@ -281,26 +195,9 @@ public final class EtcdProcess {
 
     /** In RAM when {@code /dev/shm} is there: etcd fsyncs every write, and the tests measure locks, not disks. */
     private static Path createTempDir() {
-        try {
-            Path shm = Path.of("/dev/shm");
-            if (Files.isDirectory(shm) && Files.isWritable(shm)) {
-                return Files.createTempDirectory(shm, "warden-etcd-");
-            }
-            return Files.createTempDirectory("warden-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for etcd", e);
-        }
-    }
-
-    private void deleteDir() {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: a leftover directory must not fail a test.
-        }
+        Path shm = Path.of("/dev/shm");
+        boolean inRam = Files.isDirectory(shm) && Files.isWritable(shm);
+        return ServerProcess.createTempDir(inRam ? shm : null, "warden-etcd-", "etcd");
     }
 
     /** Every member's {@code name=peerUrl}, for {@link #initialCluster}. */

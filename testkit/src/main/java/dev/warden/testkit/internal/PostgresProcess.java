@@ -7,15 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * A PostgreSQL postmaster launched from local binaries on a loopback port, with its own temporary
@@ -33,8 +28,7 @@ public final class PostgresProcess implements PostgresNode {
     private static final Duration INITDB_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(30);
-    private static final long STOP_TIMEOUT_SECONDS = 60;
-    private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final int LAUNCH_ATTEMPTS = 3;
     private static final int LOG_TAIL_LINES = 30;
     /** sun_path holds 108 bytes; PostgreSQL appends "/.s.PGSQL.NNNNN" (and ".lock"). */
@@ -44,13 +38,10 @@ public final class PostgresProcess implements PostgresNode {
     private final Path dir;
     private final Optional<PostgresOsUser> osUser;
     private final Map<String, String> settings;
-    private final Runnable exitCleanup = this::destroyAndDelete;
+    private final ServerProcess server;
 
     private int port;
     private PostgresClient client;
-    private volatile Process process;
-    private List<Long> pausedChildren = List.of();
-    private boolean paused;
     private boolean closed;
 
     private PostgresProcess(Path binDir, Path dir, Optional<PostgresOsUser> osUser, Map<String, String> settings) {
@@ -58,6 +49,8 @@ public final class PostgresProcess implements PostgresNode {
         this.dir = dir;
         this.osUser = osUser;
         this.settings = Map.copyOf(settings);
+        // The postmaster's children outlive a SIGKILL to it alone and keep the port and shared memory.
+        this.server = new ServerProcess(dir, this::label, ServerProcess.Reach.TREE);
     }
 
     /**
@@ -68,7 +61,8 @@ public final class PostgresProcess implements PostgresNode {
      */
     public static PostgresProcess launch(Path binDir, Map<String, String> settings, Function<String, String> env) {
         Optional<PostgresOsUser> osUser = PostgresOsUser.forServer(env);
-        PostgresProcess postgres = new PostgresProcess(binDir, createTempDir(), osUser, settings);
+        PostgresProcess postgres = new PostgresProcess(binDir,
+                ServerProcess.createTempDir(null, "warden-postgres-", "PostgreSQL"), osUser, settings);
         try {
             postgres.initialize();
             for (int attempt = 1; ; attempt++) {
@@ -125,42 +119,30 @@ public final class PostgresProcess implements PostgresNode {
 
     @Override
     public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
+        return server.isRunning();
     }
 
     @Override
     public synchronized boolean isPaused() {
-        return paused;
+        return server.isPaused();
     }
 
-    /** SIGSTOP to the postmaster first (so it forks nothing new), then to every process below it. */
     @Override
     public synchronized void pause() {
         requireRunning("pause");
-        long postmaster = process.pid();
-        PostgresExec.signal("STOP", postmaster);
-        List<Long> children = PostgresExec.descendants(postmaster).stream().map(ProcessHandle::pid).toList();
-        PostgresExec.signalQuietly("STOP", children);
-        pausedChildren = children;
-        paused = true;
+        server.pause();
     }
 
     @Override
     public synchronized void resume() {
         requireRunning("resume");
-        continueTree(process);
+        server.resume();
     }
 
     @Override
     public synchronized void kill() {
         requireOpen("kill");
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            killTree(current);
-        }
-        paused = false;
-        pausedChildren = List.of();
+        server.kill();
     }
 
     @Override
@@ -185,10 +167,9 @@ public final class PostgresProcess implements PostgresNode {
         try {
             shutDown();
         } catch (RuntimeException e) {
-            destroyTree();
+            server.destroy();
         } finally {
-            ExitCleanup.remove(exitCleanup);
-            deleteDir();
+            server.deleteDirectory();
         }
     }
 
@@ -198,7 +179,7 @@ public final class PostgresProcess implements PostgresNode {
     }
 
     private void initialize() {
-        ExitCleanup.add(exitCleanup);
+        server.cleanUpAtExit();
         Path sockets = sockets();
         try {
             Files.createDirectories(sockets);
@@ -243,7 +224,6 @@ public final class PostgresProcess implements PostgresNode {
     }
 
     private void startAndAwait(String database) {
-        ExitCleanup.add(exitCleanup);
         List<String> command = new ArrayList<>(List.of(binDir.resolve("postgres").toString(),
                 "-D", data().toString(),
                 "-p", Integer.toString(port),
@@ -255,23 +235,21 @@ public final class PostgresProcess implements PostgresNode {
             command.add("-c");
             command.add(name + "=" + value);
         });
-        Process started = PostgresExec.start(asServerUser(command), Map.of(), log());
-        process = started;
-        paused = false;
+        Process started = server.launch(() -> PostgresExec.start(asServerUser(command), Map.of(), log()));
         boolean ready = Wait.until(START_TIMEOUT, () -> !started.isAlive() || client.isReady(database));
         if (!started.isAlive()) {
-            awaitExit(started);
+            server.awaitExit(started);
             throw new IllegalStateException("postgres on port " + port + " exited with code " + started.exitValue()
                     + "; log tail:\n" + tail(log()));
         }
         if (!ready) {
-            killTree(started);
+            server.kill();
             throw new IllegalStateException("postgres on port " + port + " did not accept connections within "
                     + START_TIMEOUT.toSeconds() + " s; log tail:\n" + tail(log()));
         }
         PostgresExec.Result probe = client.psql(database, "select 1", CHECK_TIMEOUT);
         if (!probe.ok() || !probe.stdout().trim().equals("1")) {
-            killTree(started);
+            server.kill();
             throw new IllegalStateException("postgres on port " + port + " accepts connections but select 1 failed: "
                     + probe.stderr().trim() + "; log tail:\n" + tail(log()));
         }
@@ -279,83 +257,7 @@ public final class PostgresProcess implements PostgresNode {
 
     /** Fast shutdown (SIGINT: sessions are ended, a checkpoint is written); a paused server is resumed first. */
     private void shutDown() {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            paused = false;
-            pausedChildren = List.of();
-            return;
-        }
-        if (paused) {
-            continueTree(current);
-        }
-        PostgresExec.signalQuietly("INT", List.of(current.pid()));
-        try {
-            if (!current.waitFor(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                killTree(current);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            killTree(current);
-            throw new IllegalStateException("interrupted while stopping postgres on port " + port, e);
-        }
-    }
-
-    private void continueTree(Process postmaster) {
-        Set<Long> children = new LinkedHashSet<>(pausedChildren);
-        PostgresExec.descendants(postmaster.pid()).forEach(child -> children.add(child.pid()));
-        PostgresExec.signalQuietly("CONT", children);
-        PostgresExec.signal("CONT", postmaster.pid());
-        paused = false;
-        pausedChildren = List.of();
-    }
-
-    /**
-     * SIGKILL to the postmaster and every process below it. Each postmaster child is a session
-     * leader of its own, so the process group does not reach them; the postmaster is stopped first
-     * so that it forks nothing between the snapshot of its children and the kill. Waits until all
-     * are gone, so the port and the shared memory are free for {@link #restart()}.
-     */
-    private void killTree(Process postmaster) {
-        PostgresExec.signalQuietly("STOP", List.of(postmaster.pid()));
-        List<ProcessHandle> children = PostgresExec.descendants(postmaster.pid());
-        postmaster.destroyForcibly();
-        children.forEach(ProcessHandle::destroyForcibly);
-        awaitExit(postmaster);
-        if (!Wait.until(KILL_TIMEOUT, () -> children.stream().allMatch(PostgresExec::isGone))) {
-            throw new IllegalStateException("postgres children of pid " + postmaster.pid() + " survived SIGKILL: "
-                    + children.stream().filter(child -> !PostgresExec.isGone(child)).map(ProcessHandle::pid).toList());
-        }
-    }
-
-    private void awaitExit(Process target) {
-        try {
-            if (!target.waitFor(KILL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new IllegalStateException("postgres pid " + target.pid() + " did not exit after SIGKILL");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for postgres pid " + target.pid(), e);
-        }
-    }
-
-    /** For the JVM exit hook and failed closes: no waiting on conditions, no helper processes. */
-    private void destroyTree() {
-        Process current = process;
-        if (current != null) {
-            List<ProcessHandle> children = PostgresExec.descendants(current.pid());
-            current.destroyForcibly();
-            children.forEach(ProcessHandle::destroyForcibly);
-            try {
-                current.waitFor(KILL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void destroyAndDelete() {
-        destroyTree();
-        deleteDir();
+        server.shutDown(postmaster -> PostgresExec.signalQuietly("INT", List.of(postmaster.pid())), STOP_TIMEOUT);
     }
 
     private List<String> asServerUser(List<String> command) {
@@ -364,16 +266,20 @@ public final class PostgresProcess implements PostgresNode {
 
     private void requireRunning(String action) {
         requireOpen(action);
-        if (!isRunning()) {
-            throw new IllegalStateException("cannot " + action + " postgres on port " + port
+        if (!server.isRunning()) {
+            throw new IllegalStateException("cannot " + action + " " + label()
                     + ": it is not running (stopped or killed? call restart())");
         }
     }
 
     private void requireOpen(String action) {
         if (closed) {
-            throw new IllegalStateException("cannot " + action + " postgres on port " + port + ": it was closed");
+            throw new IllegalStateException("cannot " + action + " " + label() + ": it was closed");
         }
+    }
+
+    private String label() {
+        return "postgres on port " + port;
     }
 
     private Path data() {
@@ -407,33 +313,6 @@ public final class PostgresProcess implements PostgresNode {
     }
 
     private static String tail(Path file) {
-        try {
-            if (!Files.exists(file)) {
-                return "(no " + file.getFileName() + ")\n";
-            }
-            List<String> lines = new String(Files.readAllBytes(file), StandardCharsets.UTF_8).lines().toList();
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())) + "\n";
-        } catch (IOException | UncheckedIOException e) {
-            return "(cannot read " + file + ": " + e.getMessage() + ")\n";
-        }
-    }
-
-    private static Path createTempDir() {
-        try {
-            return Files.createTempDirectory("warden-postgres-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for PostgreSQL", e);
-        }
-    }
-
-    private void deleteDir() {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: a leftover directory under the temp dir must not fail a test.
-        }
+        return Files.exists(file) ? ServerProcess.tail(file, LOG_TAIL_LINES) : "(no " + file.getFileName() + ")\n";
     }
 }

@@ -1,18 +1,13 @@
 package dev.warden.testkit.internal;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -25,7 +20,6 @@ public final class RedisProcess implements RedisNode {
     private static final String HOST = "127.0.0.1";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration PING_TIMEOUT = Duration.ofMillis(500);
-    private static final long EXIT_TIMEOUT_SECONDS = 10;
     private static final int LAUNCH_ATTEMPTS = 3;
     private static final int LOG_TAIL_LINES = 30;
 
@@ -33,16 +27,14 @@ public final class RedisProcess implements RedisNode {
     private final Path dir;
     private final int port;
     private final List<String> command;
-    private final Runnable exitCleanup = this::destroyAndDelete;
-
-    private volatile Process process;
-    private boolean paused;
+    private final ServerProcess server;
     private boolean stopped;
 
     private RedisProcess(Path binary, Path dir, int port, Map<String, String> config) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
+        this.server = new ServerProcess(dir, this::label, ServerProcess.Reach.PROCESS);
         List<String> cmd = new ArrayList<>(List.of(binary.toString(),
                 "--port", Integer.toString(port),
                 "--bind", HOST,
@@ -88,7 +80,8 @@ public final class RedisProcess implements RedisNode {
      */
     public static RedisProcess launch(Path binary, Map<String, String> config) {
         for (int attempt = 1; ; attempt++) {
-            RedisProcess redis = new RedisProcess(binary, createTempDir(), FreePorts.find(), config);
+            RedisProcess redis = new RedisProcess(binary,
+                    ServerProcess.createTempDir(null, "warden-redis-", "redis-server"), FreePorts.find(), config);
             try {
                 redis.startAndAwait();
                 return redis;
@@ -114,44 +107,36 @@ public final class RedisProcess implements RedisNode {
 
     @Override
     public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
+        return server.isRunning();
     }
 
     @Override
     public synchronized boolean isPaused() {
-        return paused;
+        return server.isPaused();
     }
 
     @Override
     public synchronized void pause() {
         requireRunning("pause");
-        signal("STOP");
-        paused = true;
+        server.pause();
     }
 
     @Override
     public synchronized void resume() {
         requireRunning("resume");
-        signal("CONT");
-        paused = false;
+        server.resume();
     }
 
     @Override
     public synchronized void kill() {
         requireNotStopped("kill");
-        Process current = process;
-        if (current.isAlive()) {
-            current.destroyForcibly();
-            awaitExit(current);
-        }
-        paused = false;
+        server.kill();
     }
 
     @Override
     public synchronized void restart() {
         requireNotStopped("restart");
-        shutDown();
+        server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
         startAndAwait();
     }
 
@@ -161,24 +146,12 @@ public final class RedisProcess implements RedisNode {
             return;
         }
         stopped = true;
-        shutDown();
-        ExitCleanup.remove(exitCleanup);
-        deleteDir();
+        server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
+        server.deleteDirectory();
     }
 
     private void startAndAwait() {
-        ExitCleanup.add(exitCleanup);
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()));
-        Process started;
-        try {
-            started = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + binary, e);
-        }
-        process = started;
+        Process started = server.launch(command, dir.resolve("stdout.log"), binary.toString());
         boolean answered = Wait.until(START_TIMEOUT,
                 () -> !started.isAlive() || RespConnection.answersPong(HOST, port, PING_TIMEOUT));
         if (!started.isAlive()) {
@@ -187,85 +160,28 @@ public final class RedisProcess implements RedisNode {
         }
         if (!answered) {
             started.destroyForcibly();
-            awaitExit(started);
+            server.awaitExit(started);
             throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
                     + START_TIMEOUT.toSeconds() + " s; log tail:\n" + logTail());
         }
     }
 
-    /** Terminates the current process, gracefully if possible; a paused process is resumed first. */
-    private void shutDown() {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            paused = false;
-            return;
-        }
-        if (paused) {
-            signal("CONT");
-            paused = false;
-        }
-        current.destroy();
-        try {
-            if (!current.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                current.destroyForcibly();
-                awaitExit(current);
-            }
-        } catch (InterruptedException e) {
-            current.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while stopping redis-server on port " + port, e);
-        }
-    }
-
-    private void signal(String signal) {
-        long pid = process.pid();
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-                    .redirectErrorStream(true)
-                    .start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run kill -" + signal + " " + pid, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, e);
-        }
-    }
-
-    private void awaitExit(Process target) {
-        try {
-            if (!target.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("redis-server pid " + target.pid() + " did not exit after SIGKILL");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server pid " + target.pid(), e);
-        }
-    }
-
     private void requireRunning(String action) {
         requireNotStopped(action);
-        if (!isRunning()) {
-            throw new IllegalStateException("cannot " + action + " redis-server on port " + port
+        if (!server.isRunning()) {
+            throw new IllegalStateException("cannot " + action + " " + label()
                     + ": it is not running (killed? call restart())");
         }
     }
 
     private void requireNotStopped(String action) {
         if (stopped) {
-            throw new IllegalStateException("cannot " + action + " redis-server on port " + port + ": it was stopped");
+            throw new IllegalStateException("cannot " + action + " " + label() + ": it was stopped");
         }
     }
 
-    private void destroyAndDelete() {
-        Process current = process;
-        if (current != null) {
-            current.destroyForcibly();
-        }
-        deleteDir();
+    private String label() {
+        return "redis-server on port " + port;
     }
 
     private Path log() {
@@ -273,37 +189,6 @@ public final class RedisProcess implements RedisNode {
     }
 
     private String logTail() {
-        StringBuilder tail = new StringBuilder();
-        for (Path file : List.of(dir.resolve("stdout.log"), log())) {
-            try {
-                if (Files.exists(file)) {
-                    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-                    lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())
-                            .forEach(line -> tail.append(line).append('\n'));
-                }
-            } catch (IOException e) {
-                tail.append("(cannot read ").append(file).append(": ").append(e.getMessage()).append(")\n");
-            }
-        }
-        return tail.toString();
-    }
-
-    private static Path createTempDir() {
-        try {
-            return Files.createTempDirectory("warden-redis-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
-        }
-    }
-
-    private void deleteDir() {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: a leftover directory under the temp dir must not fail a test.
-        }
+        return ServerProcess.tail(dir.resolve("stdout.log"), LOG_TAIL_LINES) + ServerProcess.tail(log(), LOG_TAIL_LINES);
     }
 }

@@ -7,11 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One ZooKeeper server in a child JVM launched from ZooKeeper's own jar
@@ -23,17 +20,13 @@ public final class ZooKeeperProcess {
 
     private static final String HOST = "127.0.0.1";
     private static final Duration FOUR_LETTER_TIMEOUT = Duration.ofMillis(500);
-    private static final long EXIT_TIMEOUT_SECONDS = 10;
     private static final int LOG_TAIL_LINES = 40;
 
     private final Path dir;
     private final int clientPort;
     private final String label;
     private final List<String> command;
-    private final Runnable exitCleanup = this::destroyAndDelete;
-
-    private volatile Process process;
-    private boolean paused;
+    private final ServerProcess server;
     private boolean stopped;
 
     /**
@@ -45,6 +38,7 @@ public final class ZooKeeperProcess {
         this.dir = dir;
         this.clientPort = clientPort;
         this.label = "ZooKeeper " + (myId == 0 ? "" : "server " + myId + " ") + "on port " + clientPort;
+        this.server = new ServerProcess(dir, () -> label, ServerProcess.Reach.PROCESS);
         Path data = dir.resolve("data");
         Path cfg = dir.resolve("zoo.cfg");
         try {
@@ -79,11 +73,7 @@ public final class ZooKeeperProcess {
 
     /** A fresh temporary directory for one server. */
     public static Path createTempDir() {
-        try {
-            return Files.createTempDirectory("warden-zookeeper-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for a ZooKeeper server", e);
-        }
+        return ServerProcess.createTempDir(null, "warden-zookeeper-", "a ZooKeeper server");
     }
 
     public String host() {
@@ -95,31 +85,20 @@ public final class ZooKeeperProcess {
     }
 
     public synchronized boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
+        return server.isRunning();
     }
 
     public synchronized boolean isPaused() {
-        return paused;
+        return server.isPaused();
     }
 
     /** Starts the JVM without waiting; see {@link #awaitServing(Duration)}. */
     public synchronized void launch() {
         requireNotStopped("start");
-        if (isRunning()) {
+        if (server.isRunning()) {
             throw new IllegalStateException(label + " is already running");
         }
-        ExitCleanup.add(exitCleanup);
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the JVM for " + label, e);
-        }
-        paused = false;
+        server.launch(command, log(), "the JVM for " + label);
     }
 
     /**
@@ -129,7 +108,7 @@ public final class ZooKeeperProcess {
      * @throws IllegalStateException with the log's tail if the JVM exits or the time runs out
      */
     public void awaitServing(Duration timeout) {
-        Process started = process;
+        Process started = server.current();
         boolean serving = Wait.until(timeout, () -> !started.isAlive() || mode().isPresent());
         if (!started.isAlive()) {
             throw new IllegalStateException(label + " exited with code " + started.exitValue() + "; log tail:\n"
@@ -153,25 +132,18 @@ public final class ZooKeeperProcess {
 
     public synchronized void pause() {
         requireRunning("pause");
-        ProcessSignals.send(process, "STOP");
-        paused = true;
+        server.pause();
     }
 
     public synchronized void resume() {
         requireRunning("resume");
-        ProcessSignals.send(process, "CONT");
-        paused = false;
+        server.resume();
     }
 
     /** SIGKILL, and waits until the process is gone. */
     public synchronized void kill() {
         requireNotStopped("kill");
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            current.destroyForcibly();
-            awaitExit(current);
-        }
-        paused = false;
+        server.kill();
     }
 
     /** Terminates the JVM (resuming it first if paused) and deletes the directory; idempotent. */
@@ -180,39 +152,14 @@ public final class ZooKeeperProcess {
             return;
         }
         stopped = true;
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            if (paused) {
-                ProcessSignals.send(current, "CONT");
-            }
-            current.destroy();
-            try {
-                if (!current.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                    current.destroyForcibly();
-                    awaitExit(current);
-                }
-            } catch (InterruptedException e) {
-                current.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-        paused = false;
-        ExitCleanup.remove(exitCleanup);
-        deleteDir();
+        server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
+        server.deleteDirectory();
     }
 
     /** The last lines of the server's log, for failure messages. */
     public String logTail() {
         Path file = log();
-        try {
-            if (!Files.exists(file)) {
-                return "(no log yet)\n";
-            }
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())) + "\n";
-        } catch (IOException | UncheckedIOException e) {
-            return "(cannot read " + file + ": " + e.getMessage() + ")\n";
-        }
+        return Files.exists(file) ? ServerProcess.tail(file, LOG_TAIL_LINES) : "(no log yet)\n";
     }
 
     @Override
@@ -224,20 +171,9 @@ public final class ZooKeeperProcess {
         return dir.resolve("zookeeper.log");
     }
 
-    private void awaitExit(Process target) {
-        try {
-            if (!target.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException(label + " (pid " + target.pid() + ") did not exit after SIGKILL");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for " + label + " to exit", e);
-        }
-    }
-
     private void requireRunning(String action) {
         requireNotStopped(action);
-        if (!isRunning()) {
+        if (!server.isRunning()) {
             throw new IllegalStateException("cannot " + action + " " + label + ": it is not running (killed? call restart())");
         }
     }
@@ -245,25 +181,6 @@ public final class ZooKeeperProcess {
     private void requireNotStopped(String action) {
         if (stopped) {
             throw new IllegalStateException("cannot " + action + " " + label + ": it was stopped");
-        }
-    }
-
-    private void destroyAndDelete() {
-        Process current = process;
-        if (current != null) {
-            current.destroyForcibly();
-        }
-        deleteDir();
-    }
-
-    private void deleteDir() {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: a leftover directory under the temp dir must not fail a test.
         }
     }
 }
