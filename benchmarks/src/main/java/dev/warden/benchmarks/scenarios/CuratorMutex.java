@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 /** Baseline: Curator's {@code InterProcessMutex} acquire + release on the same ZooKeeper. */
 public final class CuratorMutex implements Workload {
 
+    private final CriticalSection section = new CriticalSection();
+
     private final String connectString;
     private final boolean contended;
     private final String namespace;
@@ -53,7 +55,11 @@ public final class CuratorMutex implements Workload {
         InterProcessMutex mutex = mutexes[index];
         return () -> {
             mutex.acquire();
-            mutex.release();
+            try {
+                section.run();
+            } finally {
+                mutex.release();
+            }
         };
     }
 

@@ -10,16 +10,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Baseline: jetcd's server-side Lock RPC with a lease kept alive by jetcd, lock then unlock, on
- * the same etcd as Warden's etcd backend.
+ * Baseline: jetcd's server-side Lock RPC, lock then unlock, on the same etcd as Warden's etcd
+ * backend. Each thread has its own lease, kept alive by jetcd, as separate processes would: the
+ * Lock RPC keys a waiter by its lease, so threads sharing one lease would share the lock.
  */
 public final class JetcdLockRpc implements Workload {
+
+    private final CriticalSection section = new CriticalSection();
 
     private final List<String> clientUrls;
     private final boolean contended;
     private final String namespace;
     private Client client;
-    private long lease;
+    private long[] leases;
     private ByteSequence[] names;
 
     public JetcdLockRpc(List<String> clientUrls, boolean contended, String namespace) {
@@ -41,22 +44,23 @@ public final class JetcdLockRpc implements Workload {
     @Override
     public void setUp(int threads) throws Exception {
         client = Client.builder().endpoints(clientUrls.toArray(String[]::new)).build();
-        lease = client.getLeaseClient().grant(10).get(10, TimeUnit.SECONDS).getID();
-        client.getLeaseClient().keepAlive(lease, new io.grpc.stub.StreamObserver<>() {
-            @Override
-            public void onNext(io.etcd.jetcd.lease.LeaseKeepAliveResponse value) {
-            }
-
-            @Override
-            public void onError(Throwable t) {
-            }
-
-            @Override
-            public void onCompleted() {
-            }
-        });
+        leases = new long[threads];
         names = new ByteSequence[threads];
         for (int i = 0; i < threads; i++) {
+            leases[i] = client.getLeaseClient().grant(10).get(10, TimeUnit.SECONDS).getID();
+            client.getLeaseClient().keepAlive(leases[i], new io.grpc.stub.StreamObserver<>() {
+                @Override
+                public void onNext(io.etcd.jetcd.lease.LeaseKeepAliveResponse value) {
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            });
             names[i] = ByteSequence.from(namespace + (contended ? "/bench-hot" : "/bench-" + i), StandardCharsets.UTF_8);
         }
     }
@@ -64,16 +68,23 @@ public final class JetcdLockRpc implements Workload {
     @Override
     public Operation operation(int index) {
         ByteSequence name = names[index];
+        long lease = leases[index];
         return () -> {
             LockResponse held = client.getLockClient().lock(name, lease).get(30, TimeUnit.SECONDS);
-            client.getLockClient().unlock(held.getKey()).get(30, TimeUnit.SECONDS);
+            try {
+                section.run();
+            } finally {
+                client.getLockClient().unlock(held.getKey()).get(30, TimeUnit.SECONDS);
+            }
         };
     }
 
     @Override
     public void close() throws Exception {
         if (client != null) {
-            client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+            for (long lease : leases) {
+                client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+            }
             client.close();
         }
     }

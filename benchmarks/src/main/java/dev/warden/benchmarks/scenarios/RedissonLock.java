@@ -9,6 +9,8 @@ import org.redisson.config.Config;
 /** Baseline: Redisson's {@code RLock} lock + unlock on the same server. */
 public final class RedissonLock implements Workload {
 
+    private final CriticalSection section = new CriticalSection();
+
     private final String redisUri;
     private final boolean contended;
     private final String namespace;
@@ -47,7 +49,11 @@ public final class RedissonLock implements Workload {
         RLock lock = locks[index];
         return () -> {
             lock.lock();
-            lock.unlock();
+            try {
+                section.run();
+            } finally {
+                lock.unlock();
+            }
         };
     }
 

@@ -10,6 +10,8 @@ import java.util.Map;
 /** acquire + release through Warden's API, on whichever backend the settings name. */
 public final class WardenLock implements Workload {
 
+    private final CriticalSection section = new CriticalSection();
+
     private final String implementation;
     private final Map<String, Object> settings;
     private final boolean contended;
@@ -49,6 +51,7 @@ public final class WardenLock implements Workload {
                 if (!lease.isValid()) {
                     throw new IllegalStateException("granted an invalid lease");
                 }
+                section.run();
             }
         };
     }
