@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /** Baseline: Curator's {@code InterProcessMutex} acquire + release on the same ZooKeeper. */
 public final class CuratorMutex implements Workload {
 
-    private final CriticalSection section = new CriticalSection();
+    private final CriticalSection shared = new CriticalSection();
 
     private final String connectString;
     private final boolean contended;
@@ -52,6 +52,8 @@ public final class CuratorMutex implements Workload {
 
     @Override
     public Operation operation(int index) {
+        // One name for all threads when contended; a name, so a critical section, per thread otherwise.
+        CriticalSection section = contended ? shared : new CriticalSection();
         InterProcessMutex mutex = mutexes[index];
         return () -> {
             mutex.acquire();

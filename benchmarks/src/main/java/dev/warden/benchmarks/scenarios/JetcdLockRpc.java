@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class JetcdLockRpc implements Workload {
 
-    private final CriticalSection section = new CriticalSection();
+    private final CriticalSection shared = new CriticalSection();
 
     private final List<String> clientUrls;
     private final boolean contended;
@@ -67,6 +67,8 @@ public final class JetcdLockRpc implements Workload {
 
     @Override
     public Operation operation(int index) {
+        // One name for all threads when contended; a name, so a critical section, per thread otherwise.
+        CriticalSection section = contended ? shared : new CriticalSection();
         ByteSequence name = names[index];
         long lease = leases[index];
         return () -> {

@@ -9,7 +9,7 @@ import org.redisson.config.Config;
 /** Baseline: Redisson's {@code RLock} lock + unlock on the same server. */
 public final class RedissonLock implements Workload {
 
-    private final CriticalSection section = new CriticalSection();
+    private final CriticalSection shared = new CriticalSection();
 
     private final String redisUri;
     private final boolean contended;
@@ -46,6 +46,8 @@ public final class RedissonLock implements Workload {
 
     @Override
     public Operation operation(int index) {
+        // One name for all threads when contended; a name, so a critical section, per thread otherwise.
+        CriticalSection section = contended ? shared : new CriticalSection();
         RLock lock = locks[index];
         return () -> {
             lock.lock();

@@ -10,7 +10,7 @@ import java.util.Map;
 /** acquire + release through Warden's API, on whichever backend the settings name. */
 public final class WardenLock implements Workload {
 
-    private final CriticalSection section = new CriticalSection();
+    private final CriticalSection shared = new CriticalSection();
 
     private final String implementation;
     private final Map<String, Object> settings;
@@ -45,6 +45,8 @@ public final class WardenLock implements Workload {
 
     @Override
     public Operation operation(int index) {
+        // One name for all threads when contended; a name, so a critical section, per thread otherwise.
+        CriticalSection section = contended ? shared : new CriticalSection();
         DistributedLock lock = locks[index];
         return () -> {
             try (Lease lease = lock.acquire()) {
