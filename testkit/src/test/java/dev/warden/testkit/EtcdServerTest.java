@@ -44,7 +44,13 @@ class EtcdServerTest {
         server.put("kept", "yes");
         server.pause();
         assertThat(server.isPaused()).isTrue();
-        assertThat(EtcdHttp.healthy(server.clientUrls().get(0), Duration.ofMillis(300))).isFalse();
+        // SIGSTOP takes effect when the kernel next schedules each of etcd's threads: wait for it.
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        boolean answering = true;
+        while (answering && System.nanoTime() - deadline < 0) {
+            answering = EtcdHttp.healthy(server.clientUrls().get(0), Duration.ofMillis(300));
+        }
+        assertThat(answering).as("a paused member stops answering").isFalse();
         server.resume();
         assertThat(EtcdHttp.healthy(server.clientUrls().get(0), Duration.ofSeconds(3))).isTrue();
         server.kill();
