@@ -389,6 +389,8 @@ public abstract class LockContractTest {
             Await.during(Duration.ofMillis(100), "still waiting", () -> !waiting.isDone());
             assertThat(waiting.cancel(true)).isTrue();
             held.release();
+            // cancel() cannot block: a queue entry (etcd, ZooKeeper) is removed right after it.
+            Await.until(slack(), "the abandoned attempt leaves the server", () -> !onServer(name));
             Await.during(renewInterval(), "nothing appears on the server", () -> !onServer(name));
             assertThat(waiter.lock(name).tryAcquire(Duration.ZERO)).isPresent();
         }
@@ -418,6 +420,7 @@ public abstract class LockContractTest {
             CompletableFuture<Lease> waiting = waiter.lock(name).acquireAsync().orTimeout(200, TimeUnit.MILLISECONDS);
             assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(java.util.concurrent.TimeoutException.class);
             held.release();
+            Await.until(slack(), "the abandoned attempt leaves the server", () -> !onServer(name));
             Await.during(renewInterval(), "nothing appears on the server", () -> !onServer(name));
             assertThat(waiter.lock(name).tryAcquire(Duration.ZERO)).isPresent();
         }
