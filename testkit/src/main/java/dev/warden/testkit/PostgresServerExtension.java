@@ -1,12 +1,6 @@
 package dev.warden.testkit;
 
 import java.util.Objects;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Gives a test class its own {@link PostgresServer}: started before all tests, stopped after them.
@@ -25,10 +19,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * a previous test stopped or killed it. A fault test that fails half-way therefore does not fail the
  * tests after it. Data is not dropped between tests; use distinct tables or rows.
  */
-public final class PostgresServerExtension
-        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
-
-    private final ClassScopedServer<PostgresServer> server;
+public final class PostgresServerExtension extends ClassScopedExtension<PostgresServer> {
 
     /** A server with default options. */
     public PostgresServerExtension() {
@@ -37,8 +28,8 @@ public final class PostgresServerExtension
 
     /** A server started from {@code builder}. */
     public PostgresServerExtension(PostgresServer.Builder builder) {
-        Objects.requireNonNull(builder, "builder");
-        this.server = new ClassScopedServer<>(builder::start, PostgresServer::close,
+        super(PostgresServer.class, Objects.requireNonNull(builder, "builder")::start, PostgresServer::close,
+                restartOrResume(PostgresServer::isRunning, PostgresServer::isPaused, PostgresServer::restart, PostgresServer::resume),
                 "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith");
     }
 
@@ -48,37 +39,7 @@ public final class PostgresServerExtension
      * @throws IllegalStateException outside the class's lifecycle, for example when the extension
      *     is registered on an instance field, where JUnit never calls {@code beforeAll}
      */
-    public synchronized PostgresServer server() {
-        return server.get();
-    }
-
-    @Override
-    public synchronized void beforeAll(ExtensionContext context) {
-        server.startFor(context);
-    }
-
-    @Override
-    public synchronized void afterAll(ExtensionContext context) {
-        server.closeFor(context);
-    }
-
-    @Override
-    public synchronized void beforeEach(ExtensionContext context) {
-        PostgresServer current = server();
-        if (!current.isRunning()) {
-            current.restart();
-        } else if (current.isPaused()) {
-            current.resume();
-        }
-    }
-
-    @Override
-    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        return parameterContext.getParameter().getType() == PostgresServer.class;
-    }
-
-    @Override
-    public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        return server.startFor(extensionContext);
+    public PostgresServer server() {
+        return current();
     }
 }

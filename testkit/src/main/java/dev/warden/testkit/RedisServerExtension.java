@@ -1,12 +1,6 @@
 package dev.warden.testkit;
 
 import java.util.Objects;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Gives a test class its own {@link RedisServer}: started before all tests, stopped after them.
@@ -24,10 +18,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * a previous test killed it. A fault test that fails half-way therefore does not fail the tests after
  * it. Data is not flushed between tests; use distinct keys.
  */
-public final class RedisServerExtension
-        implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
-
-    private final ClassScopedServer<RedisServer> server;
+public final class RedisServerExtension extends ClassScopedExtension<RedisServer> {
 
     /** A server with default options. */
     public RedisServerExtension() {
@@ -36,8 +27,8 @@ public final class RedisServerExtension
 
     /** A server started from {@code builder}. */
     public RedisServerExtension(RedisServer.Builder builder) {
-        Objects.requireNonNull(builder, "builder");
-        this.server = new ClassScopedServer<>(builder::start, RedisServer::close,
+        super(RedisServer.class, Objects.requireNonNull(builder, "builder")::start, RedisServer::close,
+                restartOrResume(RedisServer::isRunning, RedisServer::isPaused, RedisServer::restart, RedisServer::resume),
                 "no Redis server: register RedisServerExtension on a static field or with @ExtendWith");
     }
 
@@ -47,37 +38,7 @@ public final class RedisServerExtension
      * @throws IllegalStateException outside the class's lifecycle, for example when the extension
      *     is registered on an instance field, where JUnit never calls {@code beforeAll}
      */
-    public synchronized RedisServer server() {
-        return server.get();
-    }
-
-    @Override
-    public synchronized void beforeAll(ExtensionContext context) {
-        server.startFor(context);
-    }
-
-    @Override
-    public synchronized void afterAll(ExtensionContext context) {
-        server.closeFor(context);
-    }
-
-    @Override
-    public synchronized void beforeEach(ExtensionContext context) {
-        RedisServer current = server();
-        if (!current.isRunning()) {
-            current.restart();
-        } else if (current.isPaused()) {
-            current.resume();
-        }
-    }
-
-    @Override
-    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        return parameterContext.getParameter().getType() == RedisServer.class;
-    }
-
-    @Override
-    public synchronized Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        return server.startFor(extensionContext);
+    public RedisServer server() {
+        return current();
     }
 }

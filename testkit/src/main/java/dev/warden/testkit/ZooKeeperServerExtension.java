@@ -1,10 +1,6 @@
 package dev.warden.testkit;
 
 import java.util.Objects;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Gives a test class its own standalone {@link ZooKeeperServer}: started before all tests, stopped
@@ -16,46 +12,27 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * static final ZooKeeperServerExtension zookeeper = new ZooKeeperServerExtension();
  * }</pre>
  */
-public final class ZooKeeperServerExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback {
+public final class ZooKeeperServerExtension extends ClassScopedExtension<ZooKeeperServer> {
 
-    private final ClassScopedServer<ZooKeeperServer> server;
-
+    /** A server with default options. */
     public ZooKeeperServerExtension() {
         this(ZooKeeperServer.builder());
     }
 
+    /** A server started from {@code builder}. */
     public ZooKeeperServerExtension(ZooKeeperServer.Builder builder) {
-        Objects.requireNonNull(builder, "builder");
-        this.server = new ClassScopedServer<>(builder::start, ZooKeeperServer::close,
+        super(ZooKeeperServer.class, Objects.requireNonNull(builder, "builder")::start, ZooKeeperServer::close,
+                restartOrResume(ZooKeeperServer::isRunning, ZooKeeperServer::isPaused, ZooKeeperServer::restart, ZooKeeperServer::resume),
                 "no ZooKeeper server: register ZooKeeperServerExtension on a static field or with @ExtendWith");
     }
 
     /**
      * The running server.
      *
-     * @throws IllegalStateException outside the class's lifecycle (registered on an instance field)
+     * @throws IllegalStateException outside the class's lifecycle, for example when the extension
+     *     is registered on an instance field, where JUnit never calls {@code beforeAll}
      */
-    public synchronized ZooKeeperServer server() {
-        return server.get();
-    }
-
-    @Override
-    public synchronized void beforeAll(ExtensionContext context) {
-        server.startFor(context);
-    }
-
-    @Override
-    public synchronized void afterAll(ExtensionContext context) {
-        server.closeFor(context);
-    }
-
-    @Override
-    public synchronized void beforeEach(ExtensionContext context) {
-        ZooKeeperServer current = server();
-        if (!current.isRunning()) {
-            current.restart();
-        } else if (current.isPaused()) {
-            current.resume();
-        }
+    public ZooKeeperServer server() {
+        return current();
     }
 }
