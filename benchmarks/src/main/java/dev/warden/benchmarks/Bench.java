@@ -51,8 +51,8 @@ public final class Bench implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "10", description = "measured seconds per run (default: ${DEFAULT-VALUE})")
     int seconds;
 
-    @Option(names = "--only", description = "run only workloads whose scenario or implementation contains this text")
-    String only;
+    @Option(names = "--only", split = ",", description = "run only workloads whose scenario or implementation contains one of these texts")
+    List<String> only;
 
     @Option(names = "--out", defaultValue = "target/benchmarks", description = "output directory (default: ${DEFAULT-VALUE})")
     Path out;
@@ -108,7 +108,7 @@ public final class Bench implements Callable<Integer> {
             }
             failed |= runAll(runner, lockWorkloads, lockThreads, results);
             failed |= runAll(runner, quotaWorkloads, quotaThreads, results);
-            if (only == null || "redis-benchmark".contains(only)) {
+            if (selected("quota deduct redis-benchmark redis-cli")) {
                 results.addAll(new ServerLimit(redis, seconds).measure(quotaThreads.get(0)));
             }
         }
@@ -120,6 +120,10 @@ public final class Bench implements Callable<Integer> {
         System.out.println();
         System.out.print(table);
         return failed || results.stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
+    }
+
+    private boolean selected(String description) {
+        return only == null || only.stream().anyMatch(description::contains);
     }
 
     private static Map<String, Object> lock(Map<String, Map<String, Object>> backends, String backend, String namespace) {
@@ -134,7 +138,7 @@ public final class Bench implements Callable<Integer> {
         for (Supplier<Workload> make : workloads) {
             for (int n : threadCounts) {
                 try (Workload w = make.get()) {
-                    if (only != null && !(w.scenario() + " " + w.implementation()).contains(only)) {
+                    if (!selected(w.scenario() + " " + w.implementation())) {
                         continue;
                     }
                     System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);

@@ -205,7 +205,8 @@ final class Acquisition {
             if (!stopping) {
                 granted = true;
                 cancelDeadline();
-                held = new HeldLock(client, name, grant, sentAt, permit, reentryThread);
+                long validFrom = grant.validFromNanos(sentAt);
+                held = new HeldLock(client, name, grant, validFrom - sentAt < 0 ? validFrom : sentAt, permit, reentryThread);
             }
         }
         if (held == null) {
