@@ -39,8 +39,8 @@ final class Acquisition {
     private boolean stopping;
     private boolean granted;
     private LockException stopReason;
-    private CompletableFuture<Runnable> turn;
-    private Runnable permit;
+    private CompletableFuture<LocalQueue.Turn> turn;
+    private LocalQueue.Permit permit;
     private LockAttempt attempt;
     private CompletableFuture<Void> wake;
     private ScheduledFuture<?> deadlineTimer;
@@ -56,7 +56,7 @@ final class Acquisition {
     }
 
     void start() {
-        CompletableFuture<Runnable> entered = client.queue().enter(name);
+        CompletableFuture<LocalQueue.Turn> entered = client.queue().enter(name, owner);
         boolean noWait = false;
         synchronized (this) {
             turn = entered;
@@ -77,11 +77,11 @@ final class Acquisition {
         if (noWait) {
             client.queue().leave(name, entered);
         }
-        entered.whenComplete((p, error) -> {
+        entered.whenComplete((t, error) -> {
             if (error != null) {
                 giveUp(null);
             } else {
-                onTurn(p);
+                onTurn(t);
             }
         });
         result.whenComplete((h, error) -> {
@@ -93,7 +93,7 @@ final class Acquisition {
 
     /** Stops waiting; returns at once, {@link #result} completes when the clean-up is done. */
     void stop(LockException why) {
-        CompletableFuture<Runnable> t;
+        CompletableFuture<LocalQueue.Turn> t;
         CompletableFuture<Void> w;
         synchronized (this) {
             if (stopping || granted) {
@@ -112,11 +112,16 @@ final class Acquisition {
         }
     }
 
-    private void onTurn(Runnable p) {
+    private void onTurn(LocalQueue.Turn t) {
         boolean stop;
         synchronized (this) {
-            permit = p;
+            permit = t.permit();
             stop = stopping;
+        }
+        if (t.grant() != null) {
+            // The previous holder released and the server granted this acquisition in one step.
+            onGrant(t.grant(), t.grantSentAtNanos());
+            return;
         }
         if (stop) {
             giveUp(null);
@@ -275,7 +280,7 @@ final class Acquisition {
     }
 
     private void finish(Throwable failure) {
-        Runnable p;
+        LocalQueue.Permit p;
         LockException why;
         synchronized (this) {
             p = permit;

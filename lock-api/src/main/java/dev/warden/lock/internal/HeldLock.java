@@ -5,6 +5,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,7 @@ final class HeldLock {
     private final long ttlNanos;
     private final long driftNanos;
     private final Thread reentryThread;
-    private final Runnable queuePermit;
+    private final LocalQueue.Permit queuePermit;
 
     private int holds = 1;
     private State state = State.HELD;
@@ -53,7 +54,7 @@ final class HeldLock {
     private LeaseLost lost;
     private final List<Consumer<LeaseLost>> listeners = new ArrayList<>();
 
-    HeldLock(DefaultLockClient client, String name, Grant grant, long sentAtNanos, Runnable queuePermit,
+    HeldLock(DefaultLockClient client, String name, Grant grant, long sentAtNanos, LocalQueue.Permit queuePermit,
              Thread reentryThread) {
         this.client = client;
         this.name = name;
@@ -68,13 +69,20 @@ final class HeldLock {
         this.validUntilNanos = sentAtNanos + ttlNanos - driftNanos;
     }
 
-    /** Starts the keeper; the lease may already be past its deadline if the grant came slowly. */
+    /**
+     * Starts the keeper. The expiry check is armed only while a renewal is outstanding (or when the
+     * grant came so slowly that its deadline falls before the first renewal): between renewals the
+     * renewal timer fires first and finds any expiry itself, and most locks are released before
+     * their first renewal, so most leases cost one timer, not two.
+     */
     synchronized void start() {
         if (state != State.HELD) {
             return;
         }
         scheduleRenewal(renewInterval());
-        scheduleExpiryCheck();
+        if (validUntilNanos - System.nanoTime() - renewInterval() < 0) {
+            scheduleExpiryCheck();
+        }
     }
 
     String name() {
@@ -168,6 +176,9 @@ final class HeldLock {
                 call = null;
             } else {
                 client.observer().renewing(name, grant.fencingToken());
+                if (expiry == null) {
+                    scheduleExpiryCheck();
+                }
                 try {
                     call = client.driver().renew(grant, ttl).toCompletableFuture();
                 } catch (RuntimeException e) {
@@ -199,6 +210,10 @@ final class HeldLock {
                 }
                 client.observer().renewed(name, grant.fencingToken(),
                         Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime())));
+                if (expiry != null) {
+                    expiry.cancel(false);
+                    expiry = null;
+                }
                 scheduleRenewal(renewInterval());
                 return;
             }
@@ -316,7 +331,17 @@ final class HeldLock {
         CompletableFuture<Void> quiet = pendingRenewal == null
                 ? CompletableFuture.completedFuture(null)
                 : pendingRenewal.handle((ok, error) -> null);
-        quiet.thenCompose(v -> client.driver().release(grant)).whenComplete((removed, error) -> {
+        // A contender waiting in this client may take the lock over in the same server step.
+        LocalQueue.Waiter next = !closing && client.driver().handsOff() ? queuePermit.claimNext() : null;
+        long[] handOffSentAt = new long[1];
+        quiet.thenCompose(v -> {
+            if (next == null) {
+                return client.driver().release(grant).thenApply(r -> Boolean.TRUE.equals(r) ? HandOff.releasedOnly() : HandOff.notOwner());
+            }
+            handOffSentAt[0] = System.nanoTime();
+            return client.driver().handOff(grant, next.owner(), ttl);
+        }).whenComplete((handOff, error) -> {
+            boolean removed = error == null && handOff.released();
             LeaseLost event = null;
             List<Consumer<LeaseLost>> toTell = List.of();
             synchronized (this) {
@@ -329,7 +354,7 @@ final class HeldLock {
                 }
             }
             client.forget(this);
-            queuePermit.run();
+            passTurn(next, error == null ? handOff.granted().orElse(null) : null, handOffSentAt[0]);
             if (event != null) {
                 client.observer().lost(event);
                 for (Consumer<LeaseLost> l : toTell) {
@@ -342,11 +367,28 @@ final class HeldLock {
                         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
                 return;
             }
-            ReleaseOutcome outcome = Boolean.TRUE.equals(removed) ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
+            ReleaseOutcome outcome = removed ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
             client.observer().released(name, grant.fencingToken(), outcome);
             result.complete(outcome);
         });
         return result;
+    }
+
+    /** Passes the local turn on: with the grant the hand-off made for the claimed waiter, if any. */
+    private void passTurn(LocalQueue.Waiter next, Grant handedOn, long sentAtNanos) {
+        if (next == null) {
+            queuePermit.run();
+        } else if (handedOn == null) {
+            queuePermit.unclaim(next);
+            queuePermit.run();
+        } else if (!queuePermit.handTo(next, handedOn, sentAtNanos)) {
+            // The waiter gave up while the hand-off was on the wire.
+            client.driver().release(handedOn).whenComplete((r, e) -> {
+                if (e != null) {
+                    log.warn("could not release lock '{}' handed to a waiter that gave up; it expires within its TTL", name, e);
+                }
+            });
+        }
     }
 
     /** Releases on a driver thread, where blocking could starve the reply it waits for. */

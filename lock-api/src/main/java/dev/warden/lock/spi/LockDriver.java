@@ -35,6 +35,26 @@ public interface LockDriver extends AutoCloseable {
     CompletionStage<Boolean> release(Grant grant);
 
     /**
+     * Whether this driver can {@link #handOff hand a lock on} in one step. Drivers of queue-based
+     * backends cannot: a new queue entry would go to the back, behind other clients' waiters.
+     */
+    default boolean handsOff() {
+        return false;
+    }
+
+    /**
+     * Releases {@code grant} and, in the same atomic step, grants the lock to {@code owner} with a
+     * new, higher fencing token, so a contender waiting in this client takes over without another
+     * round trip. When a contender outside this client is waiting, the driver only releases (and
+     * wakes it), so hand-offs never shut other clients out.
+     *
+     * @throws UnsupportedOperationException when {@link #handsOff()} is false
+     */
+    default CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not hand locks on");
+    }
+
+    /**
      * Registers the one listener told when a session that carries grants is lost (etcd lease,
      * ZooKeeper session): every grant it carried is lost at once. Backends without sessions never
      * call it.

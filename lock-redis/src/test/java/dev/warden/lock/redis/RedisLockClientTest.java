@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,6 +49,38 @@ class RedisLockClientTest {
                     .asString().endsWith(":" + next.get().fencingToken());
             next.get().close();
         }
+    }
+
+    @Test
+    void aContenderInTheSameClientTakesOverInTheReleasesOwnStepUnlessAnotherClientWaits() throws Exception {
+        URI uri = URI.create(redis.server().uri() + "?namespace=handoff&ttl=10s");
+        try (LockClient client = LockClient.create(uri)) {
+            Lease held = client.lock("m").acquire();
+            // An async acquire queues in the client before acquireAsync returns.
+            CompletableFuture<Lease> next = client.lock("m").acquireAsync();
+            long published = publishes();
+            assertThat(held.release()).isEqualTo(ReleaseOutcome.RELEASED);
+            Lease taken = next.get(5, TimeUnit.SECONDS);
+            assertThat(taken.fencingToken()).isEqualTo(held.fencingToken() + 1);
+            assertThat(publishes()).as("handed on without a release message").isEqualTo(published);
+            assertThat(redis.server().command("GET", "{handoff:m}:lock")).asString().endsWith(":" + taken.fencingToken());
+
+            // Another client waits (its failed acquire sets this marker): a real release wakes it.
+            redis.server().command("SET", "{handoff:m}:waiting", "1", "PX", "10000");
+            CompletableFuture<Lease> after = client.lock("m").acquireAsync();
+            assertThat(taken.release()).isEqualTo(ReleaseOutcome.RELEASED);
+            assertThat(publishes()).as("released and published").isEqualTo(published + 1);
+            try (Lease last = after.get(5, TimeUnit.SECONDS)) {
+                assertThat(last.fencingToken()).isGreaterThan(taken.fencingToken());
+            }
+            assertThat(held.release()).isEqualTo(ReleaseOutcome.ALREADY_RELEASED);
+        }
+    }
+
+    private static long publishes() {
+        String stats = String.valueOf(redis.server().command("INFO", "commandstats"));
+        Matcher m = Pattern.compile("cmdstat_publish:calls=([0-9]+)").matcher(stats);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     private static boolean waiterSubscribed() {

@@ -37,6 +37,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.stream.Collectors;
@@ -224,6 +226,45 @@ public abstract class LockContractTest {
             assertThat(register.value()).isEqualTo(threads * rounds);
             assertThat(history.grants()).isEqualTo(threads * rounds);
             assertThat(history.violations()).isEmpty();
+        }
+
+        @Test
+        @DisplayName("a waiter in another client is not shut out by one client's busy threads")
+        void noStarvationAcrossClients() throws Exception {
+            LockClient busy = client();
+            LockClient other = client();
+            String name = newName();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong busyGrants = new AtomicLong();
+            int threads = 8;
+            ExecutorService pool = threads(threads);
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                work.add(pool.submit(() -> {
+                    DistributedLock lock = busy.lock(name);
+                    while (!stop.get()) {
+                        try (Lease lease = lock.acquire()) {
+                            busyGrants.incrementAndGet();
+                            // Held long enough that the busy client always has a thread queued.
+                            Thread.sleep(2);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            try {
+                Await.until(slack(), "the busy client takes turns", () -> busyGrants.get() > 20);
+                // A deadline, not a speed claim: a client that handed the lock only among its own
+                // threads would keep this waiter out for ever.
+                Optional<Lease> lease = other.lock(name).tryAcquire(slack().multipliedBy(4));
+                assertThat(lease).as("the other client's waiter got the lock").isPresent();
+                lease.get().release();
+            } finally {
+                stop.set(true);
+            }
+            for (Future<?> f : work) {
+                f.get(1, TimeUnit.MINUTES);
+            }
         }
     }
 

@@ -2,6 +2,8 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
 
 import java.time.Duration;
@@ -18,9 +20,10 @@ import java.util.function.Consumer;
 /**
  * Bounds what the driver hands to lock-api. A call may take several commands (subscribe then
  * acquire; NOSCRIPT, load, retry), each bounded by Lettuce, so the whole is bounded again by the
- * request timeout. Results are completed on the driver's event executors, never on a Netty I/O
- * thread, so a caller that blocks in a callback cannot stall the connection its own reply needs.
- * Errors become {@link LockException}s that name the endpoint.
+ * request timeout, on Lettuce's hashed-wheel timer: arming and cancelling it wakes no thread, which
+ * matters when every lock operation arms one. Results complete on the thread that received the
+ * reply, where lock-api's non-blocking continuations run (its asynchronous callers' continuations
+ * hop to Warden's callback threads). Errors become {@link LockException}s that name the endpoint.
  */
 final class Calls {
 
@@ -29,11 +32,13 @@ final class Calls {
             "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS");
 
     private final EventExecutorGroup executors;
+    private final Timer timer;
     private final Duration timeout;
     private final String endpoint;
 
-    Calls(EventExecutorGroup executors, Duration timeout, String endpoint) {
+    Calls(EventExecutorGroup executors, Timer timer, Duration timeout, String endpoint) {
         this.executors = executors;
+        this.timer = timer;
         this.timeout = timeout;
         this.endpoint = endpoint;
     }
@@ -48,21 +53,28 @@ final class Calls {
      */
     <T> CompletableFuture<T> bounded(String what, CompletionStage<T> call, Consumer<T> late) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        ScheduledFuture<?> deadline = schedule(() -> result.completeExceptionally(new LockException(
+        Timeout deadline = arm(() -> result.completeExceptionally(new LockException(
                 LockException.Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what + " within "
-                + timeout.toMillis() + " ms")), timeout.toNanos(), TimeUnit.NANOSECONDS);
+                + timeout.toMillis() + " ms")));
         call.whenComplete((value, error) -> {
             if (deadline != null) {
-                deadline.cancel(false);
+                deadline.cancel();
             }
-            execute(() -> {
-                boolean completed = error == null ? result.complete(value) : result.completeExceptionally(translate(what, error));
-                if (!completed && error == null) {
-                    late.accept(value);
-                }
-            });
+            boolean completed = error == null ? result.complete(value) : result.completeExceptionally(translate(what, error));
+            if (!completed && error == null) {
+                late.accept(value);
+            }
         });
         return result;
+    }
+
+    private Timeout arm(Runnable expire) {
+        try {
+            return timer.newTimeout(t -> expire.run(), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException stopped) {
+            // The timer stops with the client; Lettuce's own command timeout still bounds the call.
+            return null;
+        }
     }
 
     /** Schedules on the driver's executors; null once they are shut down. */

@@ -1,19 +1,21 @@
 package dev.warden.lock.redis.internal;
 
 /**
- * The Redis names of one lock. All three start with the hash tag {@code {<namespace>:<name>}}, so
+ * The Redis names of one lock. All four start with the hash tag {@code {<namespace>:<name>}}, so
  * Redis Cluster puts the lock and its fence counter in one slot and one script may touch both.
- * The tag ends at the first {@code '}'}, which lies at the same place in all three even when the
+ * The tag ends at the first {@code '}'}, which lies at the same place in all four even when the
  * name contains braces, and the suffixes differ, so no two locks share a name.
  *
  * @param lock the lock key: {@code owner:token} with the lease TTL
  * @param fence the fencing counter, never expiring so tokens never go back
  * @param channel the pub/sub channel a release publishes on
+ * @param waiting set for a short while by every acquire that finds the lock held: while it exists
+ *        a release never hands the lock straight to its own client's next contender
  */
-record Keys(String lock, String fence, String channel) {
+record Keys(String lock, String fence, String channel, String waiting) {
 
     static Keys of(String namespace, String name) {
         String tag = "{" + namespace + ":" + name + "}";
-        return new Keys(tag + ":lock", tag + ":fence", tag + ":released");
+        return new Keys(tag + ":lock", tag + ":fence", tag + ":released", tag + ":waiting");
     }
 }

@@ -2,6 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
@@ -20,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -62,7 +64,7 @@ public final class RedisDriver implements LockDriver {
         this.connection = connection;
         this.scripts = scripts;
         this.subscriptions = new Subscriptions(pubSub);
-        this.calls = new Calls(resources.eventExecutorGroup(), config.requestTimeout(), endpoint);
+        this.calls = new Calls(resources.eventExecutorGroup(), resources.timer(), config.requestTimeout(), endpoint);
     }
 
     /**
@@ -133,6 +135,33 @@ public final class RedisDriver implements LockDriver {
         checkOpen();
         return calls.bounded("the release script for " + g.keys().lock(),
                 scripts.release(g.keys(), g.value()).thenApply(RedisDriver::isOne));
+    }
+
+    @Override
+    public boolean handsOff() {
+        return true;
+    }
+
+    @Override
+    public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
+        RedisGrant g = RedisGrant.of(grant);
+        long ttlMillis = ttlMillis(ttl);
+        checkOpen();
+        return calls.bounded("the hand-off script for " + g.keys().lock(),
+                scripts.handOff(g.keys(), g.value(), owner, ttlMillis).thenApply(reply -> handedOff(g, owner, reply)),
+                late -> late.granted().ifPresent(this::releaseQuietly));
+    }
+
+    private static HandOff handedOff(RedisGrant from, String owner, List<Object> reply) {
+        if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Long outcome) || !(reply.get(1) instanceof Long token)) {
+            throw new LockException(LockException.Reason.PROTOCOL, "unexpected reply to the hand-off script for "
+                    + from.keys().lock() + ": " + reply);
+        }
+        return switch (outcome.intValue()) {
+            case 1 -> HandOff.to(new RedisGrant(from.keys(), owner + ":" + token, token));
+            case 2 -> HandOff.releasedOnly();
+            default -> HandOff.notOwner();
+        };
     }
 
     /** Closes both connections and shuts the client's threads down, waiting for them. */

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The three lock scripts, loaded once with SCRIPT LOAD and run with EVALSHA so each call sends a
+ * The lock scripts, loaded once with SCRIPT LOAD and run with EVALSHA so each call sends a
  * digest rather than the source. A NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover)
  * reloads the script and retries once.
  */
@@ -24,7 +24,8 @@ final class Scripts {
     enum Script {
         ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
         RENEW("renew.lua", ScriptOutputType.INTEGER),
-        RELEASE("release.lua", ScriptOutputType.INTEGER);
+        RELEASE("release.lua", ScriptOutputType.INTEGER),
+        HAND_OFF("handoff.lua", ScriptOutputType.MULTI);
 
         final String resource;
         final ScriptOutputType output;
@@ -51,9 +52,23 @@ final class Scripts {
         return CompletableFuture.allOf(sources.keySet().stream().map(this::load).toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * How long an acquire that found the lock held keeps hand-offs off: longer than the longest
+     * wait between a waiter's polls ({@link RedisAttempt#MAX_BACKOFF_MILLIS}), so it stays set
+     * for as long as anyone keeps waiting.
+     */
+    static final long WAITING_MARKER_MILLIS = 2 * RedisAttempt.MAX_BACKOFF_MILLIS + 500;
+
     /** {@code {granted (1/0), token or holder's PTTL}}. */
     CompletableFuture<List<Object>> acquire(Keys keys, String owner, long ttlMillis) {
-        return run(Script.ACQUIRE, new String[] {keys.lock(), keys.fence()}, owner, Long.toString(ttlMillis));
+        return run(Script.ACQUIRE, new String[] {keys.lock(), keys.fence(), keys.waiting()}, owner,
+                Long.toString(ttlMillis), Long.toString(WAITING_MARKER_MILLIS));
+    }
+
+    /** {@code {1, token}} handed on, {@code {2, 0}} only released, {@code {0, 0}} no longer {@code value}. */
+    CompletableFuture<List<Object>> handOff(Keys keys, String value, String nextOwner, long ttlMillis) {
+        return run(Script.HAND_OFF, new String[] {keys.lock(), keys.fence(), keys.waiting()}, value, nextOwner,
+                Long.toString(ttlMillis), keys.channel());
     }
 
     /** 1 when extended, 0 when the lock no longer holds {@code value}. */
