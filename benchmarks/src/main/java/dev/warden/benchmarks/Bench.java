@@ -4,6 +4,7 @@ import dev.warden.benchmarks.internal.Report;
 import dev.warden.benchmarks.internal.Runner;
 import dev.warden.benchmarks.internal.ServerLimit;
 import dev.warden.benchmarks.scenarios.Accounts;
+import dev.warden.benchmarks.scenarios.BareRedisScripts;
 import dev.warden.benchmarks.scenarios.CuratorMutex;
 import dev.warden.benchmarks.scenarios.JetcdLockRpc;
 import dev.warden.benchmarks.scenarios.LuaDeduct;
@@ -86,6 +87,9 @@ public final class Bench implements Callable<Integer> {
             for (boolean contended : new boolean[] {false, true}) {
                 lockWorkloads.add(() -> new WardenLock("warden redis", lock(lockBackends, "redis", "bench"), contended));
                 lockWorkloads.add(() -> new RedissonLock(redis.uri(), contended, "redisson"));
+                if (!contended) {
+                    lockWorkloads.add(() -> new BareRedisScripts(redis.uri(), "bare"));
+                }
                 lockWorkloads.add(() -> new WardenLock("warden etcd", lock(lockBackends, "etcd", "bench"), contended));
                 lockWorkloads.add(() -> new JetcdLockRpc(etcd.clientUrls(), contended, "jetcd-bench"));
                 lockWorkloads.add(() -> new WardenLock("warden zookeeper", lock(lockBackends, "zookeeper", "bench"), contended));

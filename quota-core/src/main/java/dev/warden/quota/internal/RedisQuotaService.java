@@ -25,6 +25,9 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +110,15 @@ final class RedisQuotaService implements QuotaService {
                 + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+                .nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        // Deductions from many threads queue on the I/O thread one write task each;
+                        // flush once per batch of tasks rather than once per deduction.
+                        channel.pipeline().addFirst(new FlushConsolidationHandler(
+                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+                    }
+                })
                 .build();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()

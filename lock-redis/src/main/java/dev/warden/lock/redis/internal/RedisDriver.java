@@ -17,6 +17,9 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +83,15 @@ public final class RedisDriver implements LockDriver {
         String endpoint = Endpoints.describe(uri);
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+                .nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        // Commands from many threads queue on the I/O thread one write task each;
+                        // flush once per batch of tasks rather than once per command.
+                        channel.pipeline().addFirst(new FlushConsolidationHandler(
+                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+                    }
+                })
                 .build();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
