@@ -2,6 +2,7 @@ package dev.warden.benchmarks;
 
 import dev.warden.benchmarks.internal.Report;
 import dev.warden.benchmarks.internal.Runner;
+import dev.warden.benchmarks.internal.ServerCpu;
 import dev.warden.benchmarks.internal.ServerLimit;
 import dev.warden.benchmarks.scenarios.Accounts;
 import dev.warden.benchmarks.scenarios.BareRedisScripts;
@@ -110,8 +111,9 @@ public final class Bench implements Callable<Integer> {
                 quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.SELECT_FOR_UPDATE));
                 quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.CONDITIONAL_UPDATE));
             }
-            failed |= runAll(runner, lockWorkloads, lockThreads, results);
-            failed |= runAll(runner, quotaWorkloads, quotaThreads, results);
+            ServerCpu redisCpu = ServerCpu.of(redis);
+            failed |= runAll(runner, lockWorkloads, lockThreads, redisCpu, results);
+            failed |= runAll(runner, quotaWorkloads, quotaThreads, redisCpu, results);
             if (selected("quota deduct redis-benchmark redis-cli")) {
                 results.addAll(new ServerLimit(redis, seconds).measure(quotaThreads.get(0)));
             }
@@ -137,7 +139,7 @@ public final class Bench implements Callable<Integer> {
     }
 
     private boolean runAll(Runner runner, List<Supplier<Workload>> workloads, List<Integer> threadCounts,
-                           List<Result> results) {
+                           ServerCpu redisCpu, List<Result> results) {
         boolean failed = false;
         for (Supplier<Workload> make : workloads) {
             for (int n : threadCounts) {
@@ -147,9 +149,9 @@ public final class Bench implements Callable<Integer> {
                     }
                     System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);
                     System.out.flush();
-                    Result r = runner.run(w, n);
-                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d%n",
-                            r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors());
+                    Result r = runner.run(w, n, w.onRedis() ? redisCpu : null);
+                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  redis CPU %.1f µs/op%n",
+                            r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors(), r.redisCpuMicros());
                     results.add(r);
                 } catch (Exception e) {
                     System.out.println("FAILED: " + e);

@@ -6,19 +6,22 @@ import java.util.Locale;
  * The figures of one workload at one thread count.
  *
  * @param latencyP50Micros and the other percentiles: per-operation latency in microseconds
+ * @param redisCpuMicros CPU time the Redis server spent per operation, in microseconds (NaN when
+ *        the operation does not run on Redis)
  */
 public record Result(String scenario, String implementation, int threads, long operations, double seconds,
                      double throughput, double latencyP50Micros, double latencyP99Micros, double latencyP999Micros,
-                     double latencyMaxMicros, long errors, String note) {
+                     double latencyMaxMicros, long errors, double redisCpuMicros, String note) {
 
     /** One JSON object on one line. */
     public String toJson() {
         return String.format(Locale.ROOT,
                 "{\"scenario\":%s,\"implementation\":%s,\"threads\":%d,\"operations\":%d,\"seconds\":%.3f,"
                         + "\"opsPerSecond\":%.1f,\"p50us\":%.1f,\"p99us\":%.1f,\"p999us\":%.1f,\"maxUs\":%.1f,"
-                        + "\"errors\":%d,\"note\":%s}",
+                        + "\"errors\":%d,\"redisCpuUsPerOp\":%s,\"note\":%s}",
                 quote(scenario), quote(implementation), threads, operations, seconds, throughput, latencyP50Micros,
-                latencyP99Micros, latencyP999Micros, latencyMaxMicros, errors, quote(note));
+                latencyP99Micros, latencyP999Micros, latencyMaxMicros, errors,
+                Double.isNaN(redisCpuMicros) ? "null" : String.format(Locale.ROOT, "%.2f", redisCpuMicros), quote(note));
     }
 
     private static String quote(String s) {

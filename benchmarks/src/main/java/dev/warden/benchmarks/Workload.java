@@ -18,6 +18,11 @@ public interface Workload extends AutoCloseable {
     /** The operation thread {@code index} repeats; called once per thread after {@link #setUp}. */
     Operation operation(int index);
 
+    /** Whether the operation runs on the Redis server, so its Redis CPU time per operation is reported. */
+    default boolean onRedis() {
+        return false;
+    }
+
     /** How many units of work (deductions, lock cycles) one operation does; throughput counts units. */
     default int unitsPerOperation() {
         return 1;

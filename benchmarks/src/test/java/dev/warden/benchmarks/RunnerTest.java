@@ -63,7 +63,7 @@ class RunnerTest {
     @DisplayName("a run counts operations, records latency and writes a table with ratios")
     void runsAndReports() throws Exception {
         Runner runner = new Runner(Duration.ofMillis(50), Duration.ofMillis(200));
-        Result a = runner.run(new Counting(0), 2);
+        Result a = runner.run(new Counting(0), 2, null);
         assertThat(a.operations()).isPositive();
         assertThat(a.throughput()).isPositive();
         assertThat(a.latencyP99Micros()).isGreaterThanOrEqualTo(a.latencyP50Micros());
@@ -77,6 +77,6 @@ class RunnerTest {
     @DisplayName("a wrong end state fails the run")
     void verificationFails() {
         Runner runner = new Runner(Duration.ofMillis(10), Duration.ofMillis(50));
-        assertThatThrownBy(() -> runner.run(new Counting(3), 1)).hasMessageContaining("acknowledged");
+        assertThatThrownBy(() -> runner.run(new Counting(3), 1, null)).hasMessageContaining("acknowledged");
     }
 }

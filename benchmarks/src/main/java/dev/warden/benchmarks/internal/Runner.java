@@ -26,7 +26,10 @@ public final class Runner {
         this.measured = measured;
     }
 
-    public Result run(Workload workload, int threads) throws Exception {
+    /**
+     * @param server the Redis server whose CPU time per operation to report, or null
+     */
+    public Result run(Workload workload, int threads, ServerCpu server) throws Exception {
         workload.setUp(threads);
         Recorder recorder = new Recorder(3);
         LongAdder completed = new LongAdder();
@@ -73,6 +76,13 @@ public final class Runner {
         window[0] = now + warmUp.toNanos();
         window[1] = window[0] + measured.toNanos();
         start.await();
+        Duration serverCpu = null;
+        if (server != null) {
+            sleepUntil(window[0]);
+            Duration before = server.used();
+            sleepUntil(window[1]);
+            serverCpu = server.used().minus(before);
+        }
         for (Thread t : workers) {
             t.join(warmUp.plus(measured).plusSeconds(60).toMillis());
             if (t.isAlive()) {
@@ -84,8 +94,17 @@ public final class Runner {
         int units = workload.unitsPerOperation();
         workload.verify(completed.sum() * units);
         String note = firstError.get() == null ? "" : "first error: " + firstError.get();
-        return new Result(workload.scenario(), workload.implementation(), threads, measuredOps.sum() * units, seconds,
-                measuredOps.sum() * units / seconds, h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-                h.getValueAtPercentile(99.9), h.getMaxValue(), errors.sum(), note);
+        long unitsDone = measuredOps.sum() * units;
+        double serverMicros = serverCpu == null || unitsDone == 0 ? Double.NaN : serverCpu.toNanos() / 1e3 / unitsDone;
+        return new Result(workload.scenario(), workload.implementation(), threads, unitsDone, seconds,
+                unitsDone / seconds, h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                h.getValueAtPercentile(99.9), h.getMaxValue(), errors.sum(), serverMicros, note);
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        }
     }
 }

@@ -12,6 +12,7 @@ import dev.warden.testkit.RedisServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +34,12 @@ public final class ServerLimit {
     private final RedisServer redis;
     private final int seconds;
     private final KeyLayout layout = new KeyLayout(16);
+    private final ServerCpu cpu;
 
     public ServerLimit(RedisServer redis, int seconds) {
         this.redis = redis;
         this.seconds = seconds;
+        this.cpu = ServerCpu.of(redis);
     }
 
     public List<Result> measure(int clients) throws Exception {
@@ -59,13 +62,16 @@ public final class ServerLimit {
     }
 
     private Result redisBenchmark(int clients) throws Exception {
+        int requests = Math.max(100_000, seconds * 50_000);
         List<String> command = new ArrayList<>(List.of("redis-benchmark", "-h", redis.host(), "-p",
-                Integer.toString(redis.port()), "-n", Integer.toString(Math.max(100_000, seconds * 50_000)),
+                Integer.toString(redis.port()), "-n", Integer.toString(requests),
                 "-c", Integer.toString(clients), "-P", "16", "-q"));
         command.addAll(deduct(Accounts.HOT.account(0), "bench-replay"));
+        Duration cpuBefore = cpu.used();
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         process.waitFor(5, TimeUnit.MINUTES);
+        Duration cpuUsed = cpu.used().minus(cpuBefore);
         String last = out.substring(out.lastIndexOf('\r') + 1);
         Matcher m = RPS.matcher(last);
         if (!m.find()) {
@@ -74,7 +80,7 @@ public final class ServerLimit {
         double rps = Double.parseDouble(m.group(1));
         double p50 = m.group(2) == null ? Double.NaN : Double.parseDouble(m.group(2)) * 1000;
         return new Result("quota deduct, one hot account", "redis-benchmark EVALSHA (replay path, -P 16)", clients, 0, 0,
-                rps, p50, Double.NaN, Double.NaN, Double.NaN, 0, String.join(" ", command));
+                rps, p50, Double.NaN, Double.NaN, Double.NaN, 0, cpuUsed.toNanos() / 1e3 / requests, String.join(" ", command));
     }
 
     private Result redisCliPipe() throws Exception {
@@ -92,15 +98,17 @@ public final class ServerLimit {
             Files.writeString(file, b);
             List<String> command = List.of("redis-cli", "-h", redis.host(), "-p", Integer.toString(redis.port()), "--pipe");
             long start = System.nanoTime();
+            Duration cpuBefore = cpu.used();
             Process process = new ProcessBuilder(command).redirectInput(file.toFile()).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             process.waitFor(5, TimeUnit.MINUTES);
             double elapsed = (System.nanoTime() - start) / 1e9;
+            Duration cpuUsed = cpu.used().minus(cpuBefore);
             if (!out.contains("errors: 0")) {
                 throw new IllegalStateException("redis-cli --pipe said: " + out);
             }
             return new Result("quota deduct, " + Accounts.SPREAD.label(), "redis-cli --pipe EVALSHA (write path, 1 connection)",
-                    1, n, elapsed, n / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
+                    1, n, elapsed, n / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, cpuUsed.toNanos() / 1e3 / n,
                     String.join(" ", command) + " < " + n + " distinct deduct EVALSHAs");
         } finally {
             Files.deleteIfExists(file);

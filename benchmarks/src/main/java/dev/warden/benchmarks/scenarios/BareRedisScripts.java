@@ -36,6 +36,11 @@ public final class BareRedisScripts implements Workload {
     }
 
     @Override
+    public boolean onRedis() {
+        return true;
+    }
+
+    @Override
     public String implementation() {
         return "limit: the 2 scripts bare (lettuce)";
     }

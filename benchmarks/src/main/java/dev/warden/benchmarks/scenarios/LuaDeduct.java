@@ -43,6 +43,11 @@ public final class LuaDeduct implements Workload {
     }
 
     @Override
+    public boolean onRedis() {
+        return true;
+    }
+
+    @Override
     public String implementation() {
         return implementation;
     }

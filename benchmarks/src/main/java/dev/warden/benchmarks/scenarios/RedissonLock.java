@@ -29,6 +29,11 @@ public final class RedissonLock implements Workload {
     }
 
     @Override
+    public boolean onRedis() {
+        return true;
+    }
+
+    @Override
     public String implementation() {
         return "redisson RLock";
     }

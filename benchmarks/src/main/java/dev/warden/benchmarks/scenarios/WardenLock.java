@@ -30,6 +30,11 @@ public final class WardenLock implements Workload {
     }
 
     @Override
+    public boolean onRedis() {
+        return "redis".equals(String.valueOf(settings.get("warden.lock.backend")));
+    }
+
+    @Override
     public String implementation() {
         return implementation;
     }
