@@ -150,8 +150,9 @@ public final class Bench implements Callable<Integer> {
                     System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);
                     System.out.flush();
                     Result r = runner.run(w, n, w.onRedis() ? redisCpu : null);
-                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  redis CPU %.1f µs/op%n",
-                            r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors(), r.redisCpuMicros());
+                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  CPU µs/op: client %.1f, redis %.1f%n",
+                            r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors(), r.clientCpuMicros(),
+                            r.redisCpuMicros());
                     results.add(r);
                 } catch (Exception e) {
                     System.out.println("FAILED: " + e);

@@ -76,13 +76,12 @@ public final class Runner {
         window[0] = now + warmUp.toNanos();
         window[1] = window[0] + measured.toNanos();
         start.await();
-        Duration serverCpu = null;
-        if (server != null) {
-            sleepUntil(window[0]);
-            Duration before = server.used();
-            sleepUntil(window[1]);
-            serverCpu = server.used().minus(before);
-        }
+        sleepUntil(window[0]);
+        Duration clientBefore = ServerCpu.thisProcess();
+        Duration serverBefore = server == null ? null : server.used();
+        sleepUntil(window[1]);
+        Duration clientCpu = ServerCpu.thisProcess().minus(clientBefore);
+        Duration serverCpu = server == null ? null : server.used().minus(serverBefore);
         for (Thread t : workers) {
             t.join(warmUp.plus(measured).plusSeconds(60).toMillis());
             if (t.isAlive()) {
@@ -96,9 +95,10 @@ public final class Runner {
         String note = firstError.get() == null ? "" : "first error: " + firstError.get();
         long unitsDone = measuredOps.sum() * units;
         double serverMicros = serverCpu == null || unitsDone == 0 ? Double.NaN : serverCpu.toNanos() / 1e3 / unitsDone;
+        double clientMicros = unitsDone == 0 ? Double.NaN : clientCpu.toNanos() / 1e3 / unitsDone;
         return new Result(workload.scenario(), workload.implementation(), threads, unitsDone, seconds,
                 unitsDone / seconds, h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-                h.getValueAtPercentile(99.9), h.getMaxValue(), errors.sum(), serverMicros, note);
+                h.getValueAtPercentile(99.9), h.getMaxValue(), errors.sum(), clientMicros, serverMicros, note);
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {

@@ -42,6 +42,12 @@ public final class ServerCpu {
         }
     }
 
+    /** CPU time this JVM (the load generator and the client under test) has used so far. */
+    public static Duration thisProcess() {
+        return ProcessHandle.current().info().totalCpuDuration()
+                .orElseThrow(() -> new IllegalStateException("the CPU time of this process cannot be read"));
+    }
+
     /** CPU time used so far, user and system. */
     public Duration used() {
         return process.info().totalCpuDuration()

@@ -80,7 +80,7 @@ public final class ServerLimit {
         double rps = Double.parseDouble(m.group(1));
         double p50 = m.group(2) == null ? Double.NaN : Double.parseDouble(m.group(2)) * 1000;
         return new Result("quota deduct, one hot account", "redis-benchmark EVALSHA (replay path, -P 16)", clients, 0, 0,
-                rps, p50, Double.NaN, Double.NaN, Double.NaN, 0, cpuUsed.toNanos() / 1e3 / requests, String.join(" ", command));
+                rps, p50, Double.NaN, Double.NaN, Double.NaN, 0, Double.NaN, cpuUsed.toNanos() / 1e3 / requests, String.join(" ", command));
     }
 
     private Result redisCliPipe() throws Exception {
@@ -108,7 +108,7 @@ public final class ServerLimit {
                 throw new IllegalStateException("redis-cli --pipe said: " + out);
             }
             return new Result("quota deduct, " + Accounts.SPREAD.label(), "redis-cli --pipe EVALSHA (write path, 1 connection)",
-                    1, n, elapsed, n / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, cpuUsed.toNanos() / 1e3 / n,
+                    1, n, elapsed, n / elapsed, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, Double.NaN, cpuUsed.toNanos() / 1e3 / n,
                     String.join(" ", command) + " < " + n + " distinct deduct EVALSHAs");
         } finally {
             Files.deleteIfExists(file);
