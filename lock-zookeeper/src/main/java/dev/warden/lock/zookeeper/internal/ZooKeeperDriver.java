@@ -220,9 +220,11 @@ public final class ZooKeeperDriver implements LockDriver {
     }
 
     /**
-     * Compare-and-delete: deletes the node only if it is still this grant's (same czxid), with the
-     * version just read. When the outcome is unknown the node, which only this grant can own (its
-     * name carries a UUID), is deleted in the background, guaranteed while the session lives.
+     * Compare-and-delete in one request: deletes the grant's node guarded by the version it was
+     * created (or first read) with. The path is this grant's alone (its name carries the create's
+     * UUID, and ZooKeeper numbers it), so a node found there is this grant's node: no read first.
+     * NoNode or BadVersion means it is no longer this grant's. When the outcome is unknown the node
+     * is deleted in the background, guaranteed while the session lives.
      */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
@@ -230,21 +232,17 @@ public final class ZooKeeperDriver implements LockDriver {
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
-        CompletableFuture<Boolean> released = stat(g.path()).thenCompose(stat -> {
-            if (stat == null || stat.getCzxid() != g.czxid()) {
-                return CompletableFuture.completedFuture(false);
-            }
-            return calls.call("delete " + g.path(), cb -> curator.delete().guaranteed().withVersion(stat.getVersion())
-                            .inBackground(cb, executor).forPath(g.path()))
-                    .thenApply(event -> {
-                        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                        if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
-                            return false;
-                        }
-                        calls.check("delete " + g.path(), event);
-                        return true;
-                    });
-        });
+        String what = "the delete of " + g.path();
+        CompletableFuture<Boolean> released = calls.call(what, cb -> curator.delete().guaranteed()
+                        .withVersion(g.version()).inBackground(cb, executor).forPath(g.path()))
+                .thenApply(event -> {
+                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                    if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
+                        return false;
+                    }
+                    calls.check(what, event);
+                    return true;
+                });
         released.whenComplete((removed, error) -> {
             if (error != null) {
                 deleteQuietly(g.path());
@@ -316,13 +314,24 @@ public final class ZooKeeperDriver implements LockDriver {
         scheduleHorizon(grant);
     }
 
-    /** Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path. */
-    CompletableFuture<String> createNode(String lockPath, byte[] data) {
+    /** A contender's node as its create answered: its path and, when the reply carried it, its stat. */
+    record Created(String path, Stat stat) {
+    }
+
+    /**
+     * Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path and
+     * the stat from the create's own reply (null when Curator found the node again after a lost reply).
+     */
+    CompletableFuture<Created> createNode(String lockPath, byte[] data) {
         String what = "the create of a node under " + lockPath;
-        return calls.call(what, cb -> curator.create().creatingParentContainersIfNeeded().withProtection()
-                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
+        return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
+                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
                         .forPath(lockPath + "/" + Paths.NODE, data))
-                .thenApply(event -> calls.check(what, event).getName());
+                .thenApply(event -> {
+                    CuratorEvent created = calls.check(what, event);
+                    Stat stat = created.getStat();
+                    return new Created(created.getName(), stat == null || stat.getCzxid() == 0 ? null : stat);
+                });
     }
 
     CompletableFuture<List<String>> children(String lockPath) {
