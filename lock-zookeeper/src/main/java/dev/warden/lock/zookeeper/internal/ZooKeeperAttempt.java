@@ -25,9 +25,10 @@ final class ZooKeeperAttempt implements LockAttempt {
     private final String name;
     private final String lockPath;
     /** This attempt's node, once created; completes whatever the request timeout. */
-    private final CompletableFuture<String> created;
+    private final CompletableFuture<ZooKeeperDriver.Created> created;
 
     private boolean ended;
+    private boolean firstPoll = true;
     private String predecessor;
     private CompletableFuture<Void> waiting;
 
@@ -40,6 +41,7 @@ final class ZooKeeperAttempt implements LockAttempt {
 
     @Override
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
+        boolean first;
         synchronized (this) {
             if (driver.isClosed()) {
                 return CompletableFuture.failedFuture(ZooKeeperDriver.closedException());
@@ -48,30 +50,25 @@ final class ZooKeeperAttempt implements LockAttempt {
                 return CompletableFuture.failedFuture(new IllegalStateException("attempt on lock '" + name + "' has ended"));
             }
             predecessor = null;
+            first = firstPoll;
+            firstPoll = false;
         }
         long epoch = driver.epoch();
         long sentAt = System.nanoTime();
-        CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(path ->
-                driver.children(lockPath).thenCompose(children -> {
-                    List<String> queue = Paths.queue(children);
-                    int at = queue.indexOf(Paths.nodeName(path));
-                    if (at < 0) {
-                        throw gone();
-                    }
-                    if (at > 0) {
-                        synchronized (this) {
-                            predecessor = lockPath + "/" + queue.get(at - 1);
-                        }
-                        return CompletableFuture.completedFuture(Optional.<ZooKeeperGrant>empty());
-                    }
-                    return driver.stat(path).thenApply(stat -> {
-                        if (stat == null) {
-                            throw gone();
-                        }
-                        return Optional.of(new ZooKeeperGrant(path, stat.getCzxid(), epoch, sentAt));
-                    });
-                }));
-        // A grant is admitted on the driver thread in the step that hands it over; one that comes after
+        // ZooKeeper answers one session's requests in order, so the queue read right behind the create,
+        // without waiting for its reply, normally lists the new node already: an uncontended acquire
+        // takes one round trip. That read counts only if it lists this node; otherwise (parents created
+        // first, a create retried after a lost connection, any error) the queue is read again once the
+        // create has answered, as every later poll does.
+        CompletableFuture<List<String>> early = first && !created.isDone() ? driver.children(lockPath) : null;
+        CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(node -> {
+            CompletableFuture<List<String>> children = early == null ? driver.children(lockPath)
+                    : early.handle((listed, error) -> error == null && listed.contains(Paths.nodeName(node.path()))
+                            ? CompletableFuture.completedFuture(listed)
+                            : driver.children(lockPath)).thenCompose(c -> c);
+            return children.thenCompose(listed -> decide(node, listed, epoch, sentAt));
+        });
+        // A grant is admitted in the serial step that hands it over; one that comes after
         // the deadline is not handed over, and the loop's abandon() deletes its node.
         return driver.calls().bounded("the poll of lock '" + name + "'", polled, late -> { },
                 granted -> granted.map(g -> {
@@ -82,6 +79,36 @@ final class ZooKeeperAttempt implements LockAttempt {
                     driver.forget(this);
                     return (Grant) g;
                 }));
+    }
+
+    /**
+     * Reads the queue as listed after this attempt's create: first grants (with the czxid and version
+     * from the create's reply, else from a read of the node), otherwise notes the node just ahead.
+     */
+    private CompletableFuture<Optional<ZooKeeperGrant>> decide(ZooKeeperDriver.Created node, List<String> children,
+                                                               long epoch, long sentAt) {
+        String path = node.path();
+        List<String> queue = Paths.queue(children);
+        int at = queue.indexOf(Paths.nodeName(path));
+        if (at < 0) {
+            throw gone();
+        }
+        if (at > 0) {
+            synchronized (this) {
+                predecessor = lockPath + "/" + queue.get(at - 1);
+            }
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        if (node.stat() != null) {
+            return CompletableFuture.completedFuture(Optional.of(
+                    new ZooKeeperGrant(path, node.stat().getCzxid(), node.stat().getVersion(), epoch, sentAt)));
+        }
+        return driver.stat(path).thenApply(stat -> {
+            if (stat == null) {
+                throw gone();
+            }
+            return Optional.of(new ZooKeeperGrant(path, stat.getCzxid(), stat.getVersion(), epoch, sentAt));
+        });
     }
 
     @Override
@@ -141,8 +168,8 @@ final class ZooKeeperAttempt implements LockAttempt {
             w.complete(null);
         }
         // Registered on the create itself, so a create that answers after every deadline is still undone.
-        CompletableFuture<Void> deleted = created.handle((path, error) -> path)
-                .thenCompose(path -> path == null ? CompletableFuture.completedFuture(null) : driver.deleteNode(path));
+        CompletableFuture<Void> deleted = created.handle((node, error) -> node)
+                .thenCompose(node -> node == null ? CompletableFuture.completedFuture(null) : driver.deleteNode(node.path()));
         return driver.calls().bounded("abandoning the attempt on lock '" + name + "'", deleted);
     }
 

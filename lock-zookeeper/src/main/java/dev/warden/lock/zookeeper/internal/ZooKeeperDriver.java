@@ -48,8 +48,10 @@ import java.util.function.Consumer;
  * last confirmation plus the TTL) unless it was released: after a loss, or a lease that expired
  * while the session lived on, the lock is not blocked by a node nobody holds.
  *
- * <p>Everything that decides runs on the driver's one thread: Curator callbacks, connection
- * states, admissions of grants.
+ * <p>Curator reports results on ZooKeeper's event thread, where the driver carries on without a hop
+ * to another thread; what decides (admitting a grant, a deadline, a connection state) runs one step
+ * at a time ({@link Calls#serially}), and connection states, timers and background deletes run on
+ * the driver's one thread.
  */
 public final class ZooKeeperDriver implements LockDriver {
 
@@ -151,7 +153,9 @@ public final class ZooKeeperDriver implements LockDriver {
                 .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
                 .build();
         ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn);
-        curator.getConnectionStateListenable().addListener((client, state) -> driver.stateChanged(state), executor);
+        // In Curator's order, on the driver thread: never deferred behind a later state.
+        curator.getConnectionStateListenable().addListener(
+                (client, state) -> driver.calls.exclusively(() -> driver.stateChanged(state)), executor);
         try {
             curator.start();
             try {
@@ -220,9 +224,11 @@ public final class ZooKeeperDriver implements LockDriver {
     }
 
     /**
-     * Compare-and-delete: deletes the node only if it is still this grant's (same czxid), with the
-     * version just read. When the outcome is unknown the node, which only this grant can own (its
-     * name carries a UUID), is deleted in the background, guaranteed while the session lives.
+     * Compare-and-delete in one request: deletes the grant's node guarded by the version it was
+     * created (or first read) with. The path is this grant's alone (its name carries the create's
+     * UUID, and ZooKeeper numbers it), so a node found there is this grant's node: no read first.
+     * NoNode or BadVersion means it is no longer this grant's. When the outcome is unknown the node
+     * is deleted in the background, guaranteed while the session lives.
      */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
@@ -230,21 +236,17 @@ public final class ZooKeeperDriver implements LockDriver {
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
-        CompletableFuture<Boolean> released = stat(g.path()).thenCompose(stat -> {
-            if (stat == null || stat.getCzxid() != g.czxid()) {
-                return CompletableFuture.completedFuture(false);
-            }
-            return calls.call("delete " + g.path(), cb -> curator.delete().guaranteed().withVersion(stat.getVersion())
-                            .inBackground(cb, executor).forPath(g.path()))
-                    .thenApply(event -> {
-                        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                        if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
-                            return false;
-                        }
-                        calls.check("delete " + g.path(), event);
-                        return true;
-                    });
-        });
+        String what = "the delete of " + g.path();
+        CompletableFuture<Boolean> released = calls.call(what, cb -> curator.delete().guaranteed()
+                        .withVersion(g.version()).inBackground(cb).forPath(g.path()))
+                .thenApply(event -> {
+                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                    if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
+                        return false;
+                    }
+                    calls.check(what, event);
+                    return true;
+                });
         released.whenComplete((removed, error) -> {
             if (error != null) {
                 deleteQuietly(g.path());
@@ -296,13 +298,18 @@ public final class ZooKeeperDriver implements LockDriver {
         return epoch;
     }
 
+    /** The ZooKeeper handle of the moment, for tests that look at its connection. */
+    org.apache.zookeeper.ZooKeeper zooKeeper() throws Exception {
+        return curator.getZookeeperClient().getZooKeeper();
+    }
+
     void forget(ZooKeeperAttempt attempt) {
         attempts.remove(attempt);
     }
 
     /**
-     * Hands a grant over, on the driver thread: only if the connection did not drop since the poll
-     * began (else the poll fails and the loop's abandon deletes the node).
+     * Hands a grant over, serially with connection-state changes: only if the connection did not drop
+     * since the poll began (else the poll fails and the loop's abandon deletes the node).
      */
     void admit(ZooKeeperGrant grant, String name) {
         if (isClosed()) {
@@ -316,18 +323,29 @@ public final class ZooKeeperDriver implements LockDriver {
         scheduleHorizon(grant);
     }
 
-    /** Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path. */
-    CompletableFuture<String> createNode(String lockPath, byte[] data) {
+    /** A contender's node as its create answered: its path and, when the reply carried it, its stat. */
+    record Created(String path, Stat stat) {
+    }
+
+    /**
+     * Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path and
+     * the stat from the create's own reply (null when Curator found the node again after a lost reply).
+     */
+    CompletableFuture<Created> createNode(String lockPath, byte[] data) {
         String what = "the create of a node under " + lockPath;
-        return calls.call(what, cb -> curator.create().creatingParentContainersIfNeeded().withProtection()
-                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
+        return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
+                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb)
                         .forPath(lockPath + "/" + Paths.NODE, data))
-                .thenApply(event -> calls.check(what, event).getName());
+                .thenApply(event -> {
+                    CuratorEvent created = calls.check(what, event);
+                    Stat stat = created.getStat();
+                    return new Created(created.getName(), stat == null || stat.getCzxid() == 0 ? null : stat);
+                });
     }
 
     CompletableFuture<List<String>> children(String lockPath) {
         String what = "the children of " + lockPath;
-        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
+        return calls.call(what, cb -> curator.getChildren().inBackground(cb).forPath(lockPath))
                 .thenApply(event -> {
                     KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
                     return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
@@ -337,21 +355,21 @@ public final class ZooKeeperDriver implements LockDriver {
     /** The node's stat, or null when it does not exist. */
     CompletableFuture<Stat> stat(String path) {
         String what = "the stat of " + path;
-        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().inBackground(cb).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
     /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
     CompletableFuture<Stat> watch(String path, Watcher watcher) {
         String what = "the watch on " + path;
-        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
     /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
     CompletableFuture<Void> deleteNode(String path) {
         String what = "the delete of " + path;
-        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb).forPath(path))
                 .thenApply(event -> {
                     calls.check(what, event, KeeperException.Code.NONODE);
                     return null;
@@ -364,7 +382,7 @@ public final class ZooKeeperDriver implements LockDriver {
 
     // ----- connection states ----------------------------------------------------------------------
 
-    /** On the driver thread, in the order Curator reports them. */
+    /** On the driver thread, in the order Curator reports them, serially with every admission. */
     private void stateChanged(ConnectionState state) {
         log.debug("ZooKeeper connection to {}: {}", servers, state);
         switch (state) {

@@ -7,21 +7,23 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * A granted lock: the contender's node, its {@code czxid} (the fencing token: the zxid of the
  * transaction that created it, which increases across the whole ensemble and, unlike the sequence
- * suffix, does not restart when an empty parent is cleaned up), and the connection epoch it was
- * granted in.
+ * suffix, does not restart when an empty parent is cleaned up), its data version (never changed
+ * after the create; release deletes with it), and the connection epoch it was granted in.
  */
 final class ZooKeeperGrant implements Grant {
 
     private final String path;
     private final long czxid;
+    private final int version;
     private final long epoch;
     /** When the last poll or renewal that confirmed this grant was sent (System.nanoTime). */
     private volatile long confirmedAtNanos;
     private ScheduledFuture<?> cleanup;
 
-    ZooKeeperGrant(String path, long czxid, long epoch, long confirmedAtNanos) {
+    ZooKeeperGrant(String path, long czxid, int version, long epoch, long confirmedAtNanos) {
         this.path = path;
         this.czxid = czxid;
+        this.version = version;
         this.epoch = epoch;
         this.confirmedAtNanos = confirmedAtNanos;
     }
@@ -44,6 +46,10 @@ final class ZooKeeperGrant implements Grant {
 
     long czxid() {
         return czxid;
+    }
+
+    int version() {
+        return version;
     }
 
     long epoch() {
