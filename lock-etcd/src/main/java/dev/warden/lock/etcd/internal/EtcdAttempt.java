@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * One place in a lock's queue. The first poll creates the entry {@code <prefix><unique>} with the
  * session's lease and, in the same transaction, reads the two newest entries: ours and the one just
  * ahead of it. Later polls read our entry and the newest entry created before it. No entry ahead
- * means we hold the lock, once a keep-alive sent no earlier than the poll confirmed the lease.
+ * means we hold the lock; its TTL counts from the session's last confirmed keep-alive (the session
+ * keeps the lease alive, so a poll sends no keep-alive of its own).
  * Otherwise {@link #changed()} watches the entry ahead from the revision after our read, so its
  * deletion cannot be missed, and completes when it goes.
  *
@@ -75,20 +76,25 @@ final class EtcdAttempt implements LockAttempt {
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
         synchronized (this) {
             if (created == Created.NO) {
-                return driver.session().thenCompose(this::create);
+                return driver.session().thenCompose(s -> create(s, true));
             }
         }
         return recheck();
     }
 
-    private CompletableFuture<Optional<Grant>> create(Session s) {
+    /**
+     * One transaction: create our entry on the session's lease (unless the marker says the attempt
+     * was abandoned) and read the two newest entries, ours and the one just ahead. A lease the server
+     * no longer knows fails the whole transaction before it writes anything: the session is then
+     * lost, and the entry is created once more on a new one.
+     */
+    private CompletableFuture<Optional<Grant>> create(Session s, boolean mayRenewSession) {
         synchronized (this) {
             session = s;
             created = Created.UNKNOWN;
         }
         ByteSequence k = EtcdDriver.bytes(key);
         ByteSequence p = EtcdDriver.bytes(prefix);
-        CompletableFuture<Void> alive = s.keepAliveOnce();
         CompletableFuture<TxnResponse> txn = driver.calls().bounded("queueing for " + prefix, () -> driver.kv().txn()
                 .If(new Cmp(EtcdDriver.bytes(marker), Cmp.Op.EQUAL, CmpTarget.version(0)))
                 .Then(Op.put(k, EtcdDriver.bytes(owner), PutOption.builder().withLeaseId(s.leaseId()).build()),
@@ -117,7 +123,25 @@ final class EtcdAttempt implements LockAttempt {
             }
             return new Entry(aheadOf(kvs, mine), r.getHeader().getRevision());
         });
-        return decide(s, alive, read);
+        CompletableFuture<Optional<Grant>> decided = decide(s, read);
+        if (!mayRenewSession) {
+            return decided;
+        }
+        return decided.handle((grant, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(grant);
+            }
+            if (!Calls.leaseNotFound(error)) {
+                return CompletableFuture.<Optional<Grant>>failedFuture(error);
+            }
+            synchronized (this) {
+                // The server refused the whole transaction: nothing was created.
+                created = Created.NO;
+            }
+            s.lose(new LockException(LockException.Reason.UNAVAILABLE, "etcd lease " + Long.toHexString(s.leaseId())
+                    + " is gone (expired or revoked on the server)", Calls.unwrap(error)));
+            return driver.session().thenCompose(next -> create(next, false));
+        }).thenCompose(f -> f);
     }
 
     private CompletableFuture<Optional<Grant>> recheck() {
@@ -130,7 +154,6 @@ final class EtcdAttempt implements LockAttempt {
         if (!s.isAlive()) {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
-        CompletableFuture<Void> alive = s.keepAliveOnce();
         CompletableFuture<TxnResponse> txn = driver.calls().bounded("a queue read of " + prefix, () -> driver.kv().txn()
                 .Then(Op.get(EtcdDriver.bytes(key), GetOption.DEFAULT),
                         Op.get(EtcdDriver.bytes(prefix), GetOption.builder().isPrefix(true)
@@ -138,39 +161,45 @@ final class EtcdAttempt implements LockAttempt {
                                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
                                 .withLimit(1).build()))
                 .commit());
-        CompletableFuture<Entry> read = txn.thenApply(r -> {
+        CompletableFuture<Entry> read = txn.thenCompose(r -> {
             GetResponse own = r.getGetResponses().get(0);
             if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != mine) {
-                throw entryLost("its queue entry is gone (its lease expired, or it was deleted)");
+                // Most likely its lease ended: ask the server, so the session is lost (and the next
+                // acquisition takes a new lease) before this one fails.
+                return s.keepAliveOnce().handle((v, error) -> {
+                    throw entryLost("its queue entry is gone (its lease expired, or it was deleted)");
+                });
             }
-            return new Entry(aheadOf(r.getGetResponses().get(1).getKvs(), mine), r.getHeader().getRevision());
+            return CompletableFuture.completedFuture(
+                    new Entry(aheadOf(r.getGetResponses().get(1).getKvs(), mine), r.getHeader().getRevision()));
         });
-        return decide(s, alive, read);
+        return decide(s, read);
     }
 
-    /** Granted when nothing is ahead, the lease was confirmed by a keep-alive sent with this poll, and the session is alive. */
-    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Void> alive, CompletableFuture<Entry> read) {
-        return alive.handle((v, error) -> error).thenCombine(read, (keepAliveError, entry) -> {
-            if (keepAliveError != null && Calls.leaseNotFound(keepAliveError)) {
-                throw entryLost("its etcd lease is gone");
-            }
+    /**
+     * Granted when nothing is ahead and the session is alive. The read proved our entry, so our
+     * lease, existed when it was served; the server keeps that lease for at least one TTL from the
+     * send time of the session's last confirmed keep-alive, which the grant carries.
+     */
+    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Entry> read) {
+        return read.thenApply(entry -> {
+            long rev;
             synchronized (this) {
                 readRevision = entry.revision();
                 ahead = entry.ahead();
                 if (entry.ahead() != null) {
                     return Optional.<Grant>empty();
                 }
+                rev = createRevision;
             }
-            if (keepAliveError != null) {
-                throw new CompletionException(keepAliveError);
-            }
+            long confirmed = s.confirmedSentAt();
             if (!s.isAlive()) {
                 throw entryLost("its etcd lease was lost");
             }
             synchronized (this) {
                 finished = true;
             }
-            return Optional.<Grant>of(new EtcdGrant(key, createRevision, s));
+            return Optional.<Grant>of(new EtcdGrant(key, rev, s, confirmed));
         });
     }
 

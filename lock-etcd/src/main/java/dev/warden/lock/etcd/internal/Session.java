@@ -67,6 +67,14 @@ final class Session {
         scheduleExpiryCheck();
     }
 
+    /**
+     * The send time, on {@link System#nanoTime()}, of the last keep-alive the server confirmed (or of
+     * the grant): the server keeps the lease at least one TTL from then.
+     */
+    synchronized long confirmedSentAt() {
+        return confirmedSentAt;
+    }
+
     /** Alive: not lost, and a keep-alive sent less than one TTL ago was confirmed. */
     synchronized boolean isAlive() {
         return !lost.isDone() && !closed && System.nanoTime() - confirmedSentAt - ttlNanos < 0;
