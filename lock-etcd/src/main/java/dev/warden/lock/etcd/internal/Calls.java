@@ -3,6 +3,15 @@ package dev.warden.lock.etcd.internal;
 import dev.warden.lock.LockException;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -20,13 +29,24 @@ import java.util.function.Supplier;
  * RPCs too, but a call may be queued behind a reconnect), completes results on the driver's own
  * threads rather than on gRPC or Vert.x threads, and turns errors into {@link LockException}s that
  * name the endpoints.
+ *
+ * <p>KV calls on the lock path ({@link #unary}) go straight to jetcd's gRPC channel: jetcd's own
+ * KV client starts every call on its executor (Failsafe) and delivers every response through
+ * gRPC's default executor, about ten thread hand-offs per call. Here the call starts on the calling
+ * thread, its response is taken on the transport thread and handed once to the driver's threads,
+ * and its gRPC deadline (waiting for a ready connection included) bounds it.
  */
 final class Calls {
+
+    /** Runs gRPC callbacks where they arrive; they only hand the result on. */
+    private static final Executor DIRECT = Runnable::run;
 
     private final ScheduledExecutorService timers;
     private final Executor completions;
     private final Duration timeout;
     private final String endpoints;
+    /** jetcd's channel, seen by the driver's interceptor on jetcd's first call. */
+    private volatile Channel channel;
 
     Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints) {
         this.timers = timers;
@@ -37,6 +57,55 @@ final class Calls {
 
     Duration timeout() {
         return timeout;
+    }
+
+    /** Remembers the channel jetcd's calls go through; the first one seen stays. */
+    void channelSeen(Channel c) {
+        if (channel == null) {
+            channel = c;
+        }
+    }
+
+    /**
+     * One unary call on jetcd's channel, bounded by the request timeout through its gRPC deadline
+     * (which also covers waiting for a ready connection), completed on the driver's threads.
+     */
+    <Q, R> CompletableFuture<R> unary(String what, MethodDescriptor<Q, R> method, Q request) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        Channel c = channel;
+        if (c == null) {
+            result.completeExceptionally(new LockException(LockException.Reason.PROTOCOL,
+                    "no etcd channel yet for " + what));
+            return result;
+        }
+        try {
+            ClientCall<Q, R> call = c.newCall(method, CallOptions.DEFAULT
+                    .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .withWaitForReady()
+                    .withExecutor(DIRECT));
+            ClientCalls.asyncUnaryCall(call, request, new StreamObserver<R>() {
+                private R value;
+
+                @Override
+                public void onNext(R v) {
+                    value = v;
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    execute(() -> result.completeExceptionally(translate(what, t)));
+                }
+
+                @Override
+                public void onCompleted() {
+                    R v = value;
+                    execute(() -> result.complete(v));
+                }
+            });
+        } catch (RuntimeException e) {
+            result.completeExceptionally(translate(what, e));
+        }
+        return result;
     }
 
     <T> CompletableFuture<T> bounded(String what, Supplier<? extends CompletableFuture<T>> call) {
@@ -111,6 +180,12 @@ final class Calls {
         while (t != null) {
             if (t instanceof EtcdException e && e.getErrorCode() == ErrorCode.NOT_FOUND
                     && String.valueOf(e.getMessage()).contains("lease not found")) {
+                return true;
+            }
+            Status status = t instanceof StatusRuntimeException sre ? sre.getStatus()
+                    : t instanceof StatusException se ? se.getStatus() : null;
+            if (status != null && status.getCode() == Status.Code.NOT_FOUND
+                    && String.valueOf(status.getDescription()).contains("lease not found")) {
                 return true;
             }
             if (t instanceof LeaseGone) {

@@ -3,17 +3,12 @@ package dev.warden.lock.etcd.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KeyValue;
+import com.google.protobuf.ByteString;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.KeyValue;
+import io.etcd.jetcd.api.RangeResponse;
+import io.etcd.jetcd.api.TxnResponse;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
 import org.slf4j.Logger;
@@ -51,8 +46,11 @@ final class EtcdAttempt implements LockAttempt {
     private final EtcdDriver driver;
     private final String prefix;
     private final String key;
-    private final String marker;
-    private final String owner;
+    private final ByteString keyBytes;
+    private final ByteString prefixBytes;
+    private final ByteString prefixEnd;
+    private final ByteString markerBytes;
+    private final ByteString ownerBytes;
 
     private Session session;
     private Created created = Created.NO;
@@ -68,8 +66,11 @@ final class EtcdAttempt implements LockAttempt {
         this.driver = driver;
         this.prefix = prefix;
         this.key = prefix + unique;
-        this.marker = marker;
-        this.owner = owner;
+        this.keyBytes = Requests.bytes(key);
+        this.prefixBytes = Requests.bytes(prefix);
+        this.prefixEnd = Requests.prefixEnd(prefixBytes);
+        this.markerBytes = Requests.bytes(marker);
+        this.ownerBytes = Requests.bytes(owner);
     }
 
     @Override
@@ -93,23 +94,16 @@ final class EtcdAttempt implements LockAttempt {
             session = s;
             created = Created.UNKNOWN;
         }
-        ByteSequence k = EtcdDriver.bytes(key);
-        ByteSequence p = EtcdDriver.bytes(prefix);
-        CompletableFuture<TxnResponse> txn = driver.calls().bounded("queueing for " + prefix, () -> driver.kv().txn()
-                .If(new Cmp(EtcdDriver.bytes(marker), Cmp.Op.EQUAL, CmpTarget.version(0)))
-                .Then(Op.put(k, EtcdDriver.bytes(owner), PutOption.builder().withLeaseId(s.leaseId()).build()),
-                        Op.get(p, GetOption.builder().isPrefix(true)
-                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                                .withLimit(2).build()))
-                .commit());
+        CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
+                Requests.create(markerBytes, keyBytes, ownerBytes, s.leaseId(), prefixBytes, prefixEnd));
         CompletableFuture<Entry> read = txn.thenApply(r -> {
-            if (!r.isSucceeded()) {
+            if (!r.getSucceeded()) {
                 throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + key + " was abandoned before it was created");
             }
-            List<KeyValue> kvs = r.getGetResponses().get(0).getKvs();
+            List<KeyValue> kvs = r.getResponses(1).getResponseRange().getKvsList();
             long mine = 0;
             for (KeyValue kvp : kvs) {
-                if (kvp.getKey().toString(java.nio.charset.StandardCharsets.UTF_8).equals(key)) {
+                if (kvp.getKey().equals(keyBytes)) {
                     mine = kvp.getCreateRevision();
                 }
             }
@@ -154,16 +148,11 @@ final class EtcdAttempt implements LockAttempt {
         if (!s.isAlive()) {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
-        CompletableFuture<TxnResponse> txn = driver.calls().bounded("a queue read of " + prefix, () -> driver.kv().txn()
-                .Then(Op.get(EtcdDriver.bytes(key), GetOption.DEFAULT),
-                        Op.get(EtcdDriver.bytes(prefix), GetOption.builder().isPrefix(true)
-                                .withMaxCreateRevision(mine - 1)
-                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                                .withLimit(1).build()))
-                .commit());
+        CompletableFuture<TxnResponse> txn = driver.calls().unary("a queue read of " + prefix, KVGrpc.getTxnMethod(),
+                Requests.recheck(keyBytes, mine, prefixBytes, prefixEnd));
         CompletableFuture<Entry> read = txn.thenCompose(r -> {
-            GetResponse own = r.getGetResponses().get(0);
-            if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != mine) {
+            RangeResponse own = r.getResponses(0).getResponseRange();
+            if (own.getKvsCount() == 0 || own.getKvs(0).getCreateRevision() != mine) {
                 // Most likely its lease ended: ask the server, so the session is lost (and the next
                 // acquisition takes a new lease) before this one fails.
                 return s.keepAliveOnce().handle((v, error) -> {
@@ -171,7 +160,7 @@ final class EtcdAttempt implements LockAttempt {
                 });
             }
             return CompletableFuture.completedFuture(
-                    new Entry(aheadOf(r.getGetResponses().get(1).getKvs(), mine), r.getHeader().getRevision()));
+                    new Entry(aheadOf(r.getResponses(1).getResponseRange().getKvsList(), mine), r.getHeader().getRevision()));
         });
         return decide(s, read);
     }
@@ -211,7 +200,7 @@ final class EtcdAttempt implements LockAttempt {
                 best = kvp;
             }
         }
-        return best == null ? null : best.getKey().toString(java.nio.charset.StandardCharsets.UTF_8);
+        return best == null ? null : best.getKey().toStringUtf8();
     }
 
     private LockException entryLost(String why) {
@@ -285,8 +274,8 @@ final class EtcdAttempt implements LockAttempt {
 
     /** Reads whether the entry ahead still exists; completes {@code w} when it does not. */
     private void checkAhead(String watched, CompletableFuture<Void> w) {
-        driver.calls().bounded("a read of " + watched, () -> driver.kv().get(EtcdDriver.bytes(watched),
-                GetOption.builder().withCountOnly(true).build())).whenComplete((r, error) -> {
+        driver.calls().unary("a read of " + watched, KVGrpc.getRangeMethod(), Requests.count(Requests.bytes(watched)))
+                .whenComplete((r, error) -> {
                     if (error != null || r.getCount() == 0) {
                         w.complete(null);
                     }
@@ -341,11 +330,8 @@ final class EtcdAttempt implements LockAttempt {
 
     /** Deletes the entry and writes the marker that stops its creation if it is still on its way. */
     private CompletableFuture<TxnResponse> deleteAndMark(Session s) {
-        ByteSequence k = EtcdDriver.bytes(key);
-        return driver.calls().bounded("abandoning " + key, () -> driver.kv().txn()
-                .Then(Op.delete(k, DeleteOption.DEFAULT),
-                        Op.put(EtcdDriver.bytes(marker), ByteSequence.EMPTY, PutOption.builder().withLeaseId(s.leaseId()).build()))
-                .commit());
+        return driver.calls().unary("abandoning " + key, KVGrpc.getTxnMethod(),
+                Requests.deleteAndMark(keyBytes, markerBytes, s.leaseId()));
     }
 
     private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {

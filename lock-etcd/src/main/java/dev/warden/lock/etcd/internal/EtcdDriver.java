@@ -7,14 +7,10 @@ import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.TxnResponse;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -55,7 +51,6 @@ public final class EtcdDriver implements LockDriver {
 
     private final LockConfig config;
     private final Client client;
-    private final KV kv;
     private final Lease leases;
     private final Watch watches;
     private final ScheduledThreadPoolExecutor timers;
@@ -92,9 +87,8 @@ public final class EtcdDriver implements LockDriver {
                 .keepaliveTimeout(Duration.ofSeconds(3))
                 .keepaliveWithoutCalls(false)
                 .waitForReady(true)
-                .interceptor(new Deadlines(deadlineNanos))
+                .interceptor(new Deadlines(deadlineNanos, calls))
                 .build();
-        kv = client.getKVClient();
         leases = client.getLeaseClient();
         watches = client.getWatchClient();
     }
@@ -130,10 +124,6 @@ public final class EtcdDriver implements LockDriver {
             Thread.currentThread().interrupt();
             throw new LockException(LockException.Reason.INTERRUPTED, "interrupted while connecting to etcd", e);
         }
-    }
-
-    KV kv() {
-        return kv;
     }
 
     Watch watches() {
@@ -254,10 +244,10 @@ public final class EtcdDriver implements LockDriver {
             return CompletableFuture.completedFuture(false);
         }
         CompletableFuture<Void> alive = g.session().keepAliveOnce();
-        CompletableFuture<Boolean> keyThere = calls.bounded("a renewal read",
-                () -> kv.get(bytes(g.key()))).thenApply(r -> r.getKvs().size() == 1
-                && r.getKvs().get(0).getCreateRevision() == g.createRevision()
-                && r.getKvs().get(0).getLease() == g.session().leaseId());
+        CompletableFuture<Boolean> keyThere = calls.unary("a renewal read", KVGrpc.getRangeMethod(),
+                Requests.get(Requests.bytes(g.key()))).thenApply(r -> r.getKvsCount() == 1
+                && r.getKvs(0).getCreateRevision() == g.createRevision()
+                && r.getKvs(0).getLease() == g.session().leaseId());
         return alive.handle((v, error) -> error).thenCombine(keyThere, (keepAliveError, there) -> {
             if (keepAliveError != null) {
                 if (Calls.leaseNotFound(keepAliveError)) {
@@ -273,7 +263,7 @@ public final class EtcdDriver implements LockDriver {
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
         EtcdGrant g = (EtcdGrant) grant;
-        CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::isSucceeded);
+        CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::getSucceeded);
         done.whenComplete((removed, error) -> {
             if (error != null) {
                 retryInBackground("release of " + g.key(), () -> guardedDelete(g.key(), g.createRevision()), g.session());
@@ -283,11 +273,8 @@ public final class EtcdDriver implements LockDriver {
     }
 
     CompletableFuture<TxnResponse> guardedDelete(String key, long createRevision) {
-        ByteSequence k = bytes(key);
-        return calls.bounded("a guarded delete", () -> kv.txn()
-                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(k, DeleteOption.DEFAULT))
-                .commit());
+        return calls.unary("a guarded delete of " + key, KVGrpc.getTxnMethod(),
+                Requests.guardedDelete(Requests.bytes(key), createRevision));
     }
 
     /**
@@ -363,17 +350,23 @@ public final class EtcdDriver implements LockDriver {
         };
     }
 
-    /** A gRPC deadline on every call but watches, so the server also gives up on what we gave up on. */
+    /**
+     * A gRPC deadline on every call but watches, so the server also gives up on what we gave up on.
+     * It also hands jetcd's channel to {@link Calls}, which sends the lock path's KV calls on it.
+     */
     private static final class Deadlines implements ClientInterceptor {
 
         private final long nanos;
+        private final Calls calls;
 
-        Deadlines(long nanos) {
+        Deadlines(long nanos, Calls calls) {
             this.nanos = nanos;
+            this.calls = calls;
         }
 
         @Override
         public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            calls.channelSeen(next);
             CallOptions o = options;
             if (o.getDeadline() == null && !WATCH_SERVICE.equals(method.getServiceName())) {
                 o = o.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
