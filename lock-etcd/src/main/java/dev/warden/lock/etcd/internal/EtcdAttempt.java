@@ -4,13 +4,12 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.KeyValue;
 import io.etcd.jetcd.api.RangeResponse;
 import io.etcd.jetcd.api.TxnResponse;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchResponse;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +57,7 @@ final class EtcdAttempt implements LockAttempt {
     private String ahead;
     private long readRevision;
     private boolean finished;
-    private Watch.Watcher watcher;
+    private Calls.Watching watcher;
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
@@ -231,32 +230,24 @@ final class EtcdAttempt implements LockAttempt {
             return w;
         }
         s.failOnLoss(w, cause -> entryLost("its etcd lease was lost: " + cause.getMessage()));
-        WatchOption option = WatchOption.builder().withRevision(from).withCreateNotify(true)
-                .withRequireLeader(true).build();
-        Watch.Watcher started;
+        WatchRequest create = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+                .setKey(Requests.bytes(watched)).setStartRevision(from)).build();
+        Calls.Watching started;
         try {
-            started = driver.watches().watch(EtcdDriver.bytes(watched), option, new Watch.Listener() {
-                @Override
-                public void onNext(WatchResponse response) {
-                    if (response.isCreatedNotify()) {
-                        if (response.getHeader().getRevision() > from - 1) {
-                            checkAhead(watched, w);
-                        }
-                    } else if (!response.getEvents().isEmpty()) {
-                        driver.calls().execute(() -> w.complete(null));
+            started = driver.calls().watch("a watch of " + watched, create, response -> {
+                if (response.getCanceled()) {
+                    log.debug("watch of {} cancelled by etcd ({}); polling again", watched, response.getCancelReason());
+                    w.complete(null);
+                } else if (response.getCreated()) {
+                    if (response.getHeader().getRevision() > from - 1) {
+                        checkAhead(watched, w);
                     }
+                } else if (response.getEventsCount() > 0) {
+                    w.complete(null);
                 }
-
-                @Override
-                public void onError(Throwable error) {
-                    log.debug("watch of {} failed; polling again", watched, error);
-                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
-                }
-
-                @Override
-                public void onCompleted() {
-                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
-                }
+            }, error -> {
+                log.debug("watch of {} ended; polling again", watched, error);
+                driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
             });
         } catch (RuntimeException e) {
             w.completeExceptionally(driver.calls().translate("a watch of " + watched, e));
@@ -282,12 +273,12 @@ final class EtcdAttempt implements LockAttempt {
                 });
     }
 
-    private void stopWatching(Watch.Watcher started, ScheduledFuture<?> quiet) {
+    private void stopWatching(Calls.Watching started, ScheduledFuture<?> quiet) {
         if (quiet != null) {
             quiet.cancel(false);
         }
         try {
-            started.close();
+            started.cancel();
         } catch (RuntimeException e) {
             log.debug("closing a watch failed", e);
         }
@@ -298,7 +289,7 @@ final class EtcdAttempt implements LockAttempt {
         Created state;
         long rev;
         Session s;
-        Watch.Watcher wt;
+        Calls.Watching wt;
         ScheduledFuture<?> fb;
         CompletableFuture<Void> w;
         synchronized (this) {
