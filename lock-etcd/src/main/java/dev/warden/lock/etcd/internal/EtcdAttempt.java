@@ -23,100 +23,119 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One place in a lock's queue. The first poll creates the entry {@code <prefix><unique>} with the
- * session's lease and, in the same transaction, reads the two newest entries: ours and the one just
- * ahead of it. Later polls read our entry and the newest entry created before it. No entry ahead
- * means we hold the lock; its TTL counts from the session's last confirmed keep-alive (the session
- * keeps the lease alive, so a poll sends no keep-alive of its own).
- * Otherwise {@link #changed()} watches the entry ahead from the revision after our read, so its
- * deletion cannot be missed, and completes when it goes.
+ * One place in a lock's queue. The entry is {@code <prefix><lease>}: one key per session and lock,
+ * reused by the session's successive attempts (lock-api runs one attempt per name and client at a
+ * time), so the keys under a lock's prefix stay as few as its clients; a key per attempt would leave
+ * a deleted key behind on every acquisition, and etcd walks every one of them, until a compaction,
+ * in each read of the queue. The value is the acquisition's owner.
  *
- * <p>Creation is guarded by a marker key: an entry whose creation was never confirmed (the call
- * timed out) is abandoned by deleting it and writing the marker in one transaction, so a creation
- * that reaches the server late finds the marker and does nothing, instead of leaving an entry on a
- * live lease that would block the lock.
+ * <p>The first poll creates the entry, only if it does not exist, and in the same transaction reads
+ * the two newest entries: ours and the one just ahead of it. An entry of ours that is still there
+ * is a leftover of an earlier attempt of this client (a lost lease, an abandoned creation that
+ * reached the server late): it is deleted, guarded by its create revision, and the entry created
+ * again, so it can never pass its place (or its token) on. Later polls read our entry and the
+ * newest entry created before it. No entry ahead means we hold the lock; its TTL counts from the
+ * session's last confirmed keep-alive (the session keeps the lease alive, so a poll sends no
+ * keep-alive of its own). Otherwise {@link #changed()} watches the entry ahead from the revision
+ * after our read, so its deletion cannot be missed, and completes when it goes.
+ *
+ * <p>Creation is guarded by a marker key unique to the attempt: an entry whose creation was never
+ * confirmed (the call timed out) is abandoned by writing the marker and deleting the entry if it
+ * holds this attempt's owner, in one transaction, so a creation that reaches the server late finds
+ * the marker and does nothing, and a later attempt's entry is never deleted.
  */
 final class EtcdAttempt implements LockAttempt {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdAttempt.class);
+    /** Leftovers removed before giving up on creating the entry. */
+    private static final int LEFTOVERS = 3;
 
     private enum Created { NO, UNKNOWN, YES }
 
     private final EtcdDriver driver;
     private final String prefix;
-    private final String key;
-    private final ByteString keyBytes;
     private final ByteString prefixBytes;
     private final ByteString prefixEnd;
     private final ByteString markerBytes;
     private final ByteString ownerBytes;
 
     private Session session;
+    private String key;
+    private ByteString keyBytes;
     private Created created = Created.NO;
     private long createRevision;
     private String ahead;
+    private long aheadRevision;
     private long readRevision;
-    private boolean finished;
     private Calls.Watching watcher;
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
-    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String unique, String owner) {
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String owner) {
         this.driver = driver;
         this.prefix = prefix;
-        this.key = prefix + unique;
-        this.keyBytes = Requests.bytes(key);
         this.prefixBytes = Requests.bytes(prefix);
         this.prefixEnd = Requests.prefixEnd(prefixBytes);
         this.markerBytes = Requests.bytes(marker);
         this.ownerBytes = Requests.bytes(owner);
     }
 
+    /** The queue entry of {@code session} under {@code prefix}. */
+    static String entryKey(String prefix, Session session) {
+        return prefix + Long.toHexString(session.leaseId());
+    }
+
     @Override
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
         synchronized (this) {
             if (created == Created.NO) {
-                return driver.session().thenCompose(s -> create(s, true));
+                return driver.session().thenCompose(s -> create(s, true, LEFTOVERS));
             }
         }
         return recheck();
     }
 
     /**
-     * One transaction: create our entry on the session's lease (unless the marker says the attempt
-     * was abandoned) and read the two newest entries, ours and the one just ahead. A lease the server
-     * no longer knows fails the whole transaction before it writes anything: the session is then
-     * lost, and the entry is created once more on a new one.
+     * One transaction: create our entry on the session's lease, unless the marker says the attempt
+     * was abandoned or the entry exists, and read the two newest entries, ours and the one just
+     * ahead. A lease the server no longer knows fails the whole transaction before it writes
+     * anything: the session is then lost, and the entry is created once more on a new one.
      */
-    private CompletableFuture<Optional<Grant>> create(Session s, boolean mayRenewSession) {
+    private CompletableFuture<Optional<Grant>> create(Session s, boolean mayRenewSession, int leftovers) {
+        String k = entryKey(prefix, s);
+        ByteString kb = Requests.bytes(k);
         synchronized (this) {
             session = s;
+            key = k;
+            keyBytes = kb;
             created = Created.UNKNOWN;
         }
         CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
-                Requests.create(markerBytes, keyBytes, ownerBytes, s.leaseId(), prefixBytes, prefixEnd));
-        CompletableFuture<Entry> read = txn.thenApply(r -> {
-            if (!r.getSucceeded()) {
-                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + key + " was abandoned before it was created");
-            }
-            List<KeyValue> kvs = r.getResponses(1).getResponseRange().getKvsList();
-            long mine = 0;
-            for (KeyValue kvp : kvs) {
-                if (kvp.getKey().equals(keyBytes)) {
-                    mine = kvp.getCreateRevision();
-                }
-            }
-            if (mine == 0) {
-                throw new LockException(LockException.Reason.PROTOCOL, "etcd did not return queue entry " + key
-                        + " in the transaction that created it");
+                Requests.create(markerBytes, kb, ownerBytes, s.leaseId(), prefixBytes, prefixEnd));
+        CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
+            if (r.getSucceeded()) {
+                return decide(s, CompletableFuture.completedFuture(created(r, k, kb)));
             }
             synchronized (this) {
-                created = Created.YES;
-                createRevision = mine;
+                // A compare failed: the transaction wrote nothing.
+                created = Created.NO;
             }
-            return new Entry(aheadOf(kvs, mine), r.getHeader().getRevision());
+            if (r.getResponses(1).getResponseRange().getKvsCount() > 0) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + k
+                        + " was abandoned before it was created");
+            }
+            if (leftovers == 0) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + k
+                        + " kept reappearing: earlier attempts of this client are still creating it");
+            }
+            RangeResponse existing = r.getResponses(0).getResponseRange();
+            if (existing.getKvsCount() == 0) {
+                return create(s, false, leftovers - 1);
+            }
+            long stale = existing.getKvs(0).getCreateRevision();
+            log.debug("removing {} (create revision {}), left over by an earlier attempt of this client", k, stale);
+            return driver.guardedDelete(k, stale).thenCompose(deleted -> create(s, false, leftovers - 1));
         });
-        CompletableFuture<Optional<Grant>> decided = decide(s, read);
         if (!mayRenewSession) {
             return decided;
         }
@@ -133,22 +152,44 @@ final class EtcdAttempt implements LockAttempt {
             }
             s.lose(new LockException(LockException.Reason.UNAVAILABLE, "etcd lease " + Long.toHexString(s.leaseId())
                     + " is gone (expired or revoked on the server)", Calls.unwrap(error)));
-            return driver.session().thenCompose(next -> create(next, false));
+            return driver.session().thenCompose(next -> create(next, false, leftovers));
         }).thenCompose(f -> f);
+    }
+
+    /** The entry a successful creation made, and the one ahead of it. */
+    private Entry created(TxnResponse r, String k, ByteString kb) {
+        List<KeyValue> kvs = r.getResponses(1).getResponseRange().getKvsList();
+        long mine = 0;
+        for (KeyValue kvp : kvs) {
+            if (kvp.getKey().equals(kb)) {
+                mine = kvp.getCreateRevision();
+            }
+        }
+        if (mine == 0) {
+            throw new LockException(LockException.Reason.PROTOCOL, "etcd did not return queue entry " + k
+                    + " in the transaction that created it");
+        }
+        synchronized (this) {
+            created = Created.YES;
+            createRevision = mine;
+        }
+        return entry(kvs, mine, r.getHeader().getRevision());
     }
 
     private CompletableFuture<Optional<Grant>> recheck() {
         Session s;
         long mine;
+        ByteString kb;
         synchronized (this) {
             s = session;
             mine = createRevision;
+            kb = keyBytes;
         }
         if (!s.isAlive()) {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
         CompletableFuture<TxnResponse> txn = driver.calls().unary("a queue read of " + prefix, KVGrpc.getTxnMethod(),
-                Requests.recheck(keyBytes, mine, prefixBytes, prefixEnd));
+                Requests.recheck(kb, mine, prefixBytes, prefixEnd));
         CompletableFuture<Entry> read = txn.thenCompose(r -> {
             RangeResponse own = r.getResponses(0).getResponseRange();
             if (own.getKvsCount() == 0 || own.getKvs(0).getCreateRevision() != mine) {
@@ -159,7 +200,7 @@ final class EtcdAttempt implements LockAttempt {
                 });
             }
             return CompletableFuture.completedFuture(
-                    new Entry(aheadOf(r.getResponses(1).getResponseRange().getKvsList(), mine), r.getHeader().getRevision()));
+                    entry(r.getResponses(1).getResponseRange().getKvsList(), mine, r.getHeader().getRevision()));
         });
         return decide(s, read);
     }
@@ -172,26 +213,27 @@ final class EtcdAttempt implements LockAttempt {
     private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Entry> read) {
         return read.thenApply(entry -> {
             long rev;
+            String k;
             synchronized (this) {
                 readRevision = entry.revision();
                 ahead = entry.ahead();
+                aheadRevision = entry.aheadRevision();
                 if (entry.ahead() != null) {
                     return Optional.<Grant>empty();
                 }
                 rev = createRevision;
+                k = key;
             }
             long confirmed = s.confirmedSentAt();
             if (!s.isAlive()) {
                 throw entryLost("its etcd lease was lost");
             }
-            synchronized (this) {
-                finished = true;
-            }
-            return Optional.<Grant>of(new EtcdGrant(key, rev, s, confirmed));
+            return Optional.<Grant>of(new EtcdGrant(k, rev, s, confirmed));
         });
     }
 
-    private String aheadOf(List<KeyValue> kvs, long mine) {
+    /** The newest of {@code kvs} created before {@code mine}, if any. */
+    private static Entry entry(List<KeyValue> kvs, long mine, long revision) {
         KeyValue best = null;
         for (KeyValue kvp : kvs) {
             long rev = kvp.getCreateRevision();
@@ -199,7 +241,8 @@ final class EtcdAttempt implements LockAttempt {
                 best = kvp;
             }
         }
-        return best == null ? null : best.getKey().toStringUtf8();
+        return best == null ? new Entry(null, 0, revision)
+                : new Entry(best.getKey().toStringUtf8(), best.getCreateRevision(), revision);
     }
 
     private LockException entryLost(String why) {
@@ -217,11 +260,13 @@ final class EtcdAttempt implements LockAttempt {
     public CompletionStage<Void> changed() {
         CompletableFuture<Void> w = new CompletableFuture<>();
         String watched;
+        long watchedRevision;
         long from;
         Session s;
         synchronized (this) {
             waiting = w;
             watched = ahead;
+            watchedRevision = aheadRevision;
             from = readRevision + 1;
             s = session;
         }
@@ -240,7 +285,7 @@ final class EtcdAttempt implements LockAttempt {
                     w.complete(null);
                 } else if (response.getCreated()) {
                     if (response.getHeader().getRevision() > from - 1) {
-                        checkAhead(watched, w);
+                        checkAhead(watched, watchedRevision, w);
                     }
                 } else if (response.getEventsCount() > 0) {
                     w.complete(null);
@@ -263,11 +308,14 @@ final class EtcdAttempt implements LockAttempt {
         return w;
     }
 
-    /** Reads whether the entry ahead still exists; completes {@code w} when it does not. */
-    private void checkAhead(String watched, CompletableFuture<Void> w) {
-        driver.calls().unary("a read of " + watched, KVGrpc.getRangeMethod(), Requests.count(Requests.bytes(watched)))
+    /**
+     * Reads the entry ahead; completes {@code w} when it is gone or is another generation (its
+     * client released and queued again behind us).
+     */
+    private void checkAhead(String watched, long watchedRevision, CompletableFuture<Void> w) {
+        driver.calls().unary("a read of " + watched, KVGrpc.getRangeMethod(), Requests.keyOnly(Requests.bytes(watched)))
                 .whenComplete((r, error) -> {
-                    if (error != null || r.getCount() == 0) {
+                    if (error != null || r.getKvsCount() == 0 || r.getKvs(0).getCreateRevision() != watchedRevision) {
                         w.complete(null);
                     }
                 });
@@ -289,14 +337,17 @@ final class EtcdAttempt implements LockAttempt {
         Created state;
         long rev;
         Session s;
+        String k;
+        ByteString kb;
         Calls.Watching wt;
         ScheduledFuture<?> fb;
         CompletableFuture<Void> w;
         synchronized (this) {
-            finished = true;
             state = created;
             rev = createRevision;
             s = session;
+            k = key;
+            kb = keyBytes;
             wt = watcher;
             fb = fallback;
             w = waiting;
@@ -313,29 +364,31 @@ final class EtcdAttempt implements LockAttempt {
             case NO:
                 return CompletableFuture.completedFuture(null);
             case YES:
-                return cleanUp("abandoning " + key, () -> driver.guardedDelete(key, rev), s);
+                return cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
             default:
-                return cleanUp("abandoning unconfirmed " + key, () -> deleteAndMark(s), s);
+                return cleanUp("abandoning unconfirmed " + k, () -> deleteAndMark(k, kb, s), s);
         }
     }
 
-    /** Deletes the entry and writes the marker that stops its creation if it is still on its way. */
-    private CompletableFuture<TxnResponse> deleteAndMark(Session s) {
-        return driver.calls().unary("abandoning " + key, KVGrpc.getTxnMethod(),
-                Requests.deleteAndMark(keyBytes, markerBytes, s.leaseId()));
+    /**
+     * Writes the marker that stops our creation if it is still on its way, and deletes the entry if
+     * it is ours (holds our owner): never a later attempt's.
+     */
+    private CompletableFuture<TxnResponse> deleteAndMark(String k, ByteString kb, Session s) {
+        return driver.calls().unary("abandoning " + k, KVGrpc.getTxnMethod(),
+                Requests.deleteIfOwnedAndMark(kb, ownerBytes, markerBytes, s.leaseId()));
     }
 
     private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
-        CompletableFuture<Void> done = op.get().handle((r, error) -> {
+        return op.get().handle((r, error) -> {
             if (error != null && !Calls.leaseNotFound(error)) {
                 driver.retryInBackground(what, op, s);
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
             }
             return null;
         });
-        return done;
     }
 
-    private record Entry(String ahead, long revision) {
+    private record Entry(String ahead, long aheadRevision, long revision) {
     }
 }

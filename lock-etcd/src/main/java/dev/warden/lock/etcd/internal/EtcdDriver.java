@@ -199,7 +199,7 @@ public final class EtcdDriver implements LockDriver {
         }
         String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
-                Keys.marker(config.namespace(), unique), unique, owner);
+                Keys.marker(config.namespace(), unique), owner);
     }
 
     /**

@@ -31,18 +31,25 @@ final class Requests {
         return ByteString.copyFrom(new byte[] {0});
     }
 
-    /** Creates {@code key} on {@code lease} and reads the two newest entries of its queue, unless {@code marker} exists. */
+    /**
+     * Unless {@code marker} or {@code key} exists: creates {@code key} on {@code lease} and reads the
+     * two newest entries of its queue. Otherwise reads {@code key} and {@code marker}.
+     */
     static TxnRequest create(ByteString marker, ByteString key, ByteString value, long lease, ByteString prefix,
                              ByteString prefixEnd) {
         return TxnRequest.newBuilder()
                 .addCompare(Compare.newBuilder().setKey(marker).setTarget(Compare.CompareTarget.VERSION)
                         .setResult(Compare.CompareResult.EQUAL).setVersion(0))
+                .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.CREATE)
+                        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(0))
                 .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
                         .setKey(key).setValue(value).setLease(lease)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
                         .setKey(prefix).setRangeEnd(prefixEnd)
                         .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.DESCEND)
                         .setLimit(2)))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key).setKeysOnly(true)))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(marker).setKeysOnly(true)))
                 .build();
     }
 
@@ -66,12 +73,16 @@ final class Requests {
                 .build();
     }
 
-    /** Deletes {@code key} and writes {@code marker} on {@code lease}, unconditionally. */
-    static TxnRequest deleteAndMark(ByteString key, ByteString marker, long lease) {
+    /** Writes {@code marker} on {@code lease}, and deletes {@code key} if its value is {@code owner}. */
+    static TxnRequest deleteIfOwnedAndMark(ByteString key, ByteString owner, ByteString marker, long lease) {
+        RequestOp mark = RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                .setKey(marker).setValue(ByteString.EMPTY).setLease(lease)).build();
         return TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.VALUE)
+                        .setResult(Compare.CompareResult.EQUAL).setValue(owner))
                 .addSuccess(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(key)))
-                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
-                        .setKey(marker).setValue(ByteString.EMPTY).setLease(lease)))
+                .addSuccess(mark)
+                .addFailure(mark)
                 .build();
     }
 
@@ -79,7 +90,7 @@ final class Requests {
         return RangeRequest.newBuilder().setKey(key).build();
     }
 
-    static RangeRequest count(ByteString key) {
-        return RangeRequest.newBuilder().setKey(key).setCountOnly(true).build();
+    static RangeRequest keyOnly(ByteString key) {
+        return RangeRequest.newBuilder().setKey(key).setKeysOnly(true).build();
     }
 }
