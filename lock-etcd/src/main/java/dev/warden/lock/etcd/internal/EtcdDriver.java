@@ -286,7 +286,12 @@ public final class EtcdDriver implements LockDriver {
             if (s != null) {
                 s.close();
                 try {
-                    revoke(s.leaseId()).get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+                    CompletableFuture<?> revoked = revoke(s.leaseId());
+                    // Closed from a callback on the I/O thread, which the answer needs: no waiting (the
+                    // lease then expires within its TTL).
+                    if (!calls.onIoThread()) {
+                        revoked.get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (ExecutionException | TimeoutException e) {
