@@ -98,10 +98,6 @@ final class Calls {
         this.withLeader = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(leader));
     }
 
-    Duration timeout() {
-        return timeout;
-    }
-
     private CallOptions bounded(Duration limit) {
         return CallOptions.DEFAULT
                 .withDeadlineAfter(limit.toNanos(), TimeUnit.NANOSECONDS)
