@@ -5,7 +5,7 @@ import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Parses {@code etcd://host:port} endpoints into the {@code http://host:port} URIs jetcd dials. */
+/** Parses {@code etcd://host:port} endpoints into the {@code http://host:port} URIs of the members the driver dials. */
 public final class Endpoints {
 
     private Endpoints() {

@@ -3,19 +3,13 @@ package dev.warden.lock.etcd.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchResponse;
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.KeyValue;
+import io.etcd.jetcd.api.RangeResponse;
+import io.etcd.jetcd.api.TxnResponse;
+import io.etcd.jetcd.api.WatchCreateRequest;
+import io.etcd.jetcd.api.WatchRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,152 +23,217 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One place in a lock's queue. The first poll creates the entry {@code <prefix><unique>} with the
- * session's lease and, in the same transaction, reads the two newest entries: ours and the one just
- * ahead of it. Later polls read our entry and the newest entry created before it. No entry ahead
- * means we hold the lock, once a keep-alive sent no earlier than the poll confirmed the lease.
- * Otherwise {@link #changed()} watches the entry ahead from the revision after our read, so its
- * deletion cannot be missed, and completes when it goes.
+ * One place in a lock's queue. The entry is {@code <prefix><lease>}: one key per session and lock,
+ * reused by the session's successive attempts (lock-api runs one attempt per name and client at a
+ * time), so the keys under a lock's prefix stay as few as its clients; a key per attempt would leave
+ * a deleted key behind on every acquisition, and etcd walks every one of them, until a compaction,
+ * in each read of the queue. The value is the acquisition's owner.
  *
- * <p>Creation is guarded by a marker key: an entry whose creation was never confirmed (the call
- * timed out) is abandoned by deleting it and writing the marker in one transaction, so a creation
- * that reaches the server late finds the marker and does nothing, instead of leaving an entry on a
- * live lease that would block the lock.
+ * <p>The first poll creates the entry, only if it does not exist, and in the same transaction reads
+ * the two newest entries: ours and the one just ahead of it. An entry of ours that is still there
+ * is a leftover of an earlier attempt of this client (a lost lease, an abandoned creation that
+ * reached the server late): it is deleted, guarded by its create revision, and the entry created
+ * again, so it can never pass its place (or its token) on. Later polls read our entry and the
+ * newest entry created before it. No entry ahead means we hold the lock; its TTL counts from the
+ * session's last confirmed keep-alive (the session keeps the lease alive, so a poll sends no
+ * keep-alive of its own). Otherwise {@link #changed()} watches the entry ahead from the revision
+ * after our read, so its deletion cannot be missed, and completes when it goes.
+ *
+ * <p>Creation is guarded by a marker key unique to the attempt: an entry whose creation was never
+ * confirmed (the call timed out) is abandoned by writing the marker and deleting the entry if it
+ * holds this attempt's owner, in one transaction, so a creation that reaches the server late finds
+ * the marker and does nothing, and a later attempt's entry is never deleted.
  */
 final class EtcdAttempt implements LockAttempt {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdAttempt.class);
+    /** Leftovers removed before giving up on creating the entry. */
+    private static final int LEFTOVERS = 3;
 
     private enum Created { NO, UNKNOWN, YES }
 
     private final EtcdDriver driver;
     private final String prefix;
-    private final String key;
-    private final String marker;
-    private final String owner;
+    private final ByteString prefixBytes;
+    private final ByteString prefixEnd;
+    private final ByteString markerBytes;
+    private final ByteString ownerBytes;
 
     private Session session;
+    private String key;
+    private ByteString keyBytes;
     private Created created = Created.NO;
     private long createRevision;
     private String ahead;
+    private long aheadRevision;
     private long readRevision;
-    private boolean finished;
-    private Watch.Watcher watcher;
+    private Calls.Watching watcher;
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
-    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String unique, String owner) {
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String owner) {
         this.driver = driver;
         this.prefix = prefix;
-        this.key = prefix + unique;
-        this.marker = marker;
-        this.owner = owner;
+        this.prefixBytes = Requests.bytes(prefix);
+        this.prefixEnd = Requests.prefixEnd(prefixBytes);
+        this.markerBytes = Requests.bytes(marker);
+        this.ownerBytes = Requests.bytes(owner);
+    }
+
+    /** The queue entry of {@code session} under {@code prefix}. */
+    static String entryKey(String prefix, Session session) {
+        return prefix + Long.toHexString(session.leaseId());
     }
 
     @Override
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
         synchronized (this) {
             if (created == Created.NO) {
-                return driver.session().thenCompose(this::create);
+                return driver.session().thenCompose(s -> create(s, true, LEFTOVERS));
             }
         }
         return recheck();
     }
 
-    private CompletableFuture<Optional<Grant>> create(Session s) {
+    /**
+     * One transaction: create our entry on the session's lease, unless the marker says the attempt
+     * was abandoned or the entry exists, and read the two newest entries, ours and the one just
+     * ahead. A lease the server no longer knows fails the whole transaction before it writes
+     * anything: the session is then lost, and the entry is created once more on a new one.
+     */
+    private CompletableFuture<Optional<Grant>> create(Session s, boolean mayRenewSession, int leftovers) {
+        String k = entryKey(prefix, s);
+        ByteString kb = Requests.bytes(k);
         synchronized (this) {
             session = s;
+            key = k;
+            keyBytes = kb;
             created = Created.UNKNOWN;
         }
-        ByteSequence k = EtcdDriver.bytes(key);
-        ByteSequence p = EtcdDriver.bytes(prefix);
-        CompletableFuture<Void> alive = s.keepAliveOnce();
-        CompletableFuture<TxnResponse> txn = driver.calls().bounded("queueing for " + prefix, () -> driver.kv().txn()
-                .If(new Cmp(EtcdDriver.bytes(marker), Cmp.Op.EQUAL, CmpTarget.version(0)))
-                .Then(Op.put(k, EtcdDriver.bytes(owner), PutOption.builder().withLeaseId(s.leaseId()).build()),
-                        Op.get(p, GetOption.builder().isPrefix(true)
-                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                                .withLimit(2).build()))
-                .commit());
-        CompletableFuture<Entry> read = txn.thenApply(r -> {
-            if (!r.isSucceeded()) {
-                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + key + " was abandoned before it was created");
-            }
-            List<KeyValue> kvs = r.getGetResponses().get(0).getKvs();
-            long mine = 0;
-            for (KeyValue kvp : kvs) {
-                if (kvp.getKey().toString(java.nio.charset.StandardCharsets.UTF_8).equals(key)) {
-                    mine = kvp.getCreateRevision();
-                }
-            }
-            if (mine == 0) {
-                throw new LockException(LockException.Reason.PROTOCOL, "etcd did not return queue entry " + key
-                        + " in the transaction that created it");
+        CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
+                Requests.create(markerBytes, kb, ownerBytes, s.leaseId(), prefixBytes, prefixEnd));
+        CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
+            if (r.getSucceeded()) {
+                return decide(s, CompletableFuture.completedFuture(created(r, k, kb)));
             }
             synchronized (this) {
-                created = Created.YES;
-                createRevision = mine;
+                // A compare failed: the transaction wrote nothing.
+                created = Created.NO;
             }
-            return new Entry(aheadOf(kvs, mine), r.getHeader().getRevision());
+            if (r.getResponses(1).getResponseRange().getKvsCount() > 0) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + k
+                        + " was abandoned before it was created");
+            }
+            if (leftovers == 0) {
+                throw new LockException(LockException.Reason.UNAVAILABLE, "queue entry " + k
+                        + " kept reappearing: earlier attempts of this client are still creating it");
+            }
+            RangeResponse existing = r.getResponses(0).getResponseRange();
+            if (existing.getKvsCount() == 0) {
+                return create(s, false, leftovers - 1);
+            }
+            long stale = existing.getKvs(0).getCreateRevision();
+            log.debug("removing {} (create revision {}), left over by an earlier attempt of this client", k, stale);
+            return driver.guardedDelete(k, stale).thenCompose(deleted -> create(s, false, leftovers - 1));
         });
-        return decide(s, alive, read);
+        if (!mayRenewSession) {
+            return decided;
+        }
+        return decided.handle((grant, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(grant);
+            }
+            if (!Calls.leaseNotFound(error)) {
+                return CompletableFuture.<Optional<Grant>>failedFuture(error);
+            }
+            synchronized (this) {
+                // The server refused the whole transaction: nothing was created.
+                created = Created.NO;
+            }
+            s.lose(new LockException(LockException.Reason.UNAVAILABLE, "etcd lease " + Long.toHexString(s.leaseId())
+                    + " is gone (expired or revoked on the server)", Calls.unwrap(error)));
+            return driver.session().thenCompose(next -> create(next, false, leftovers));
+        }).thenCompose(f -> f);
+    }
+
+    /** The entry a successful creation made, and the one ahead of it. */
+    private Entry created(TxnResponse r, String k, ByteString kb) {
+        List<KeyValue> kvs = r.getResponses(1).getResponseRange().getKvsList();
+        long mine = 0;
+        for (KeyValue kvp : kvs) {
+            if (kvp.getKey().equals(kb)) {
+                mine = kvp.getCreateRevision();
+            }
+        }
+        if (mine == 0) {
+            throw new LockException(LockException.Reason.PROTOCOL, "etcd did not return queue entry " + k
+                    + " in the transaction that created it");
+        }
+        synchronized (this) {
+            created = Created.YES;
+            createRevision = mine;
+        }
+        return entry(kvs, mine, r.getHeader().getRevision());
     }
 
     private CompletableFuture<Optional<Grant>> recheck() {
         Session s;
         long mine;
+        ByteString kb;
         synchronized (this) {
             s = session;
             mine = createRevision;
+            kb = keyBytes;
         }
         if (!s.isAlive()) {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
-        CompletableFuture<Void> alive = s.keepAliveOnce();
-        CompletableFuture<TxnResponse> txn = driver.calls().bounded("a queue read of " + prefix, () -> driver.kv().txn()
-                .Then(Op.get(EtcdDriver.bytes(key), GetOption.DEFAULT),
-                        Op.get(EtcdDriver.bytes(prefix), GetOption.builder().isPrefix(true)
-                                .withMaxCreateRevision(mine - 1)
-                                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                                .withLimit(1).build()))
-                .commit());
-        CompletableFuture<Entry> read = txn.thenApply(r -> {
-            GetResponse own = r.getGetResponses().get(0);
-            if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != mine) {
-                throw entryLost("its queue entry is gone (its lease expired, or it was deleted)");
+        CompletableFuture<TxnResponse> txn = driver.calls().unary("a queue read of " + prefix, KVGrpc.getTxnMethod(),
+                Requests.recheck(kb, mine, prefixBytes, prefixEnd));
+        CompletableFuture<Entry> read = txn.thenCompose(r -> {
+            RangeResponse own = r.getResponses(0).getResponseRange();
+            if (own.getKvsCount() == 0 || own.getKvs(0).getCreateRevision() != mine) {
+                // Most likely its lease ended: ask the server, so the session is lost (and the next
+                // acquisition takes a new lease) before this one fails.
+                return s.keepAliveOnce().handle((v, error) -> {
+                    throw entryLost("its queue entry is gone (its lease expired, or it was deleted)");
+                });
             }
-            return new Entry(aheadOf(r.getGetResponses().get(1).getKvs(), mine), r.getHeader().getRevision());
+            return CompletableFuture.completedFuture(
+                    entry(r.getResponses(1).getResponseRange().getKvsList(), mine, r.getHeader().getRevision()));
         });
-        return decide(s, alive, read);
+        return decide(s, read);
     }
 
-    /** Granted when nothing is ahead, the lease was confirmed by a keep-alive sent with this poll, and the session is alive. */
-    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Void> alive, CompletableFuture<Entry> read) {
-        return alive.handle((v, error) -> error).thenCombine(read, (keepAliveError, entry) -> {
-            if (keepAliveError != null && Calls.leaseNotFound(keepAliveError)) {
-                throw entryLost("its etcd lease is gone");
-            }
+    /**
+     * Granted when nothing is ahead and the session is alive. The read proved our entry, so our
+     * lease, existed when it was served; the server keeps that lease for at least one TTL from the
+     * send time of the session's last confirmed keep-alive, which the grant carries.
+     */
+    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<Entry> read) {
+        return read.thenApply(entry -> {
+            long rev;
+            String k;
             synchronized (this) {
                 readRevision = entry.revision();
                 ahead = entry.ahead();
+                aheadRevision = entry.aheadRevision();
                 if (entry.ahead() != null) {
                     return Optional.<Grant>empty();
                 }
+                rev = createRevision;
+                k = key;
             }
-            if (keepAliveError != null) {
-                throw new CompletionException(keepAliveError);
-            }
+            long confirmed = s.confirmedSentAt();
             if (!s.isAlive()) {
                 throw entryLost("its etcd lease was lost");
             }
-            synchronized (this) {
-                finished = true;
-            }
-            return Optional.<Grant>of(new EtcdGrant(key, createRevision, s));
+            return Optional.<Grant>of(new EtcdGrant(k, rev, s, confirmed));
         });
     }
 
-    private String aheadOf(List<KeyValue> kvs, long mine) {
+    /** The newest of {@code kvs} created before {@code mine}, if any. */
+    private static Entry entry(List<KeyValue> kvs, long mine, long revision) {
         KeyValue best = null;
         for (KeyValue kvp : kvs) {
             long rev = kvp.getCreateRevision();
@@ -182,7 +241,8 @@ final class EtcdAttempt implements LockAttempt {
                 best = kvp;
             }
         }
-        return best == null ? null : best.getKey().toString(java.nio.charset.StandardCharsets.UTF_8);
+        return best == null ? new Entry(null, 0, revision)
+                : new Entry(best.getKey().toStringUtf8(), best.getCreateRevision(), revision);
     }
 
     private LockException entryLost(String why) {
@@ -200,11 +260,13 @@ final class EtcdAttempt implements LockAttempt {
     public CompletionStage<Void> changed() {
         CompletableFuture<Void> w = new CompletableFuture<>();
         String watched;
+        long watchedRevision;
         long from;
         Session s;
         synchronized (this) {
             waiting = w;
             watched = ahead;
+            watchedRevision = aheadRevision;
             from = readRevision + 1;
             s = session;
         }
@@ -213,32 +275,24 @@ final class EtcdAttempt implements LockAttempt {
             return w;
         }
         s.failOnLoss(w, cause -> entryLost("its etcd lease was lost: " + cause.getMessage()));
-        WatchOption option = WatchOption.builder().withRevision(from).withCreateNotify(true)
-                .withRequireLeader(true).build();
-        Watch.Watcher started;
+        WatchRequest create = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
+                .setKey(Requests.bytes(watched)).setStartRevision(from)).build();
+        Calls.Watching started;
         try {
-            started = driver.watches().watch(EtcdDriver.bytes(watched), option, new Watch.Listener() {
-                @Override
-                public void onNext(WatchResponse response) {
-                    if (response.isCreatedNotify()) {
-                        if (response.getHeader().getRevision() > from - 1) {
-                            checkAhead(watched, w);
-                        }
-                    } else if (!response.getEvents().isEmpty()) {
-                        driver.calls().execute(() -> w.complete(null));
+            started = driver.calls().watch("a watch of " + watched, create, response -> {
+                if (response.getCanceled()) {
+                    log.debug("watch of {} cancelled by etcd ({}); polling again", watched, response.getCancelReason());
+                    w.complete(null);
+                } else if (response.getCreated()) {
+                    if (response.getHeader().getRevision() > from - 1) {
+                        checkAhead(watched, watchedRevision, w);
                     }
+                } else if (response.getEventsCount() > 0) {
+                    w.complete(null);
                 }
-
-                @Override
-                public void onError(Throwable error) {
-                    log.debug("watch of {} failed; polling again", watched, error);
-                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
-                }
-
-                @Override
-                public void onCompleted() {
-                    driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
-                }
+            }, error -> {
+                log.debug("watch of {} ended; polling again", watched, error);
+                driver.calls().schedule(() -> w.complete(null), TimeUnit.MILLISECONDS.toNanos(100));
             });
         } catch (RuntimeException e) {
             w.completeExceptionally(driver.calls().translate("a watch of " + watched, e));
@@ -254,22 +308,25 @@ final class EtcdAttempt implements LockAttempt {
         return w;
     }
 
-    /** Reads whether the entry ahead still exists; completes {@code w} when it does not. */
-    private void checkAhead(String watched, CompletableFuture<Void> w) {
-        driver.calls().bounded("a read of " + watched, () -> driver.kv().get(EtcdDriver.bytes(watched),
-                GetOption.builder().withCountOnly(true).build())).whenComplete((r, error) -> {
-                    if (error != null || r.getCount() == 0) {
+    /**
+     * Reads the entry ahead; completes {@code w} when it is gone or is another generation (its
+     * client released and queued again behind us).
+     */
+    private void checkAhead(String watched, long watchedRevision, CompletableFuture<Void> w) {
+        driver.calls().unary("a read of " + watched, KVGrpc.getRangeMethod(), Requests.keyOnly(Requests.bytes(watched)))
+                .whenComplete((r, error) -> {
+                    if (error != null || r.getKvsCount() == 0 || r.getKvs(0).getCreateRevision() != watchedRevision) {
                         w.complete(null);
                     }
                 });
     }
 
-    private void stopWatching(Watch.Watcher started, ScheduledFuture<?> quiet) {
+    private void stopWatching(Calls.Watching started, ScheduledFuture<?> quiet) {
         if (quiet != null) {
             quiet.cancel(false);
         }
         try {
-            started.close();
+            started.cancel();
         } catch (RuntimeException e) {
             log.debug("closing a watch failed", e);
         }
@@ -280,14 +337,17 @@ final class EtcdAttempt implements LockAttempt {
         Created state;
         long rev;
         Session s;
-        Watch.Watcher wt;
+        String k;
+        ByteString kb;
+        Calls.Watching wt;
         ScheduledFuture<?> fb;
         CompletableFuture<Void> w;
         synchronized (this) {
-            finished = true;
             state = created;
             rev = createRevision;
             s = session;
+            k = key;
+            kb = keyBytes;
             wt = watcher;
             fb = fallback;
             w = waiting;
@@ -304,32 +364,31 @@ final class EtcdAttempt implements LockAttempt {
             case NO:
                 return CompletableFuture.completedFuture(null);
             case YES:
-                return cleanUp("abandoning " + key, () -> driver.guardedDelete(key, rev), s);
+                return cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
             default:
-                return cleanUp("abandoning unconfirmed " + key, () -> deleteAndMark(s), s);
+                return cleanUp("abandoning unconfirmed " + k, () -> deleteAndMark(k, kb, s), s);
         }
     }
 
-    /** Deletes the entry and writes the marker that stops its creation if it is still on its way. */
-    private CompletableFuture<TxnResponse> deleteAndMark(Session s) {
-        ByteSequence k = EtcdDriver.bytes(key);
-        return driver.calls().bounded("abandoning " + key, () -> driver.kv().txn()
-                .Then(Op.delete(k, DeleteOption.DEFAULT),
-                        Op.put(EtcdDriver.bytes(marker), ByteSequence.EMPTY, PutOption.builder().withLeaseId(s.leaseId()).build()))
-                .commit());
+    /**
+     * Writes the marker that stops our creation if it is still on its way, and deletes the entry if
+     * it is ours (holds our owner): never a later attempt's.
+     */
+    private CompletableFuture<TxnResponse> deleteAndMark(String k, ByteString kb, Session s) {
+        return driver.calls().unary("abandoning " + k, KVGrpc.getTxnMethod(),
+                Requests.deleteIfOwnedAndMark(kb, ownerBytes, markerBytes, s.leaseId()));
     }
 
     private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
-        CompletableFuture<Void> done = op.get().handle((r, error) -> {
+        return op.get().handle((r, error) -> {
             if (error != null && !Calls.leaseNotFound(error)) {
                 driver.retryInBackground(what, op, s);
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
             }
             return null;
         });
-        return done;
     }
 
-    private record Entry(String ahead, long revision) {
+    private record Entry(String ahead, long aheadRevision, long revision) {
     }
 }

@@ -5,26 +5,15 @@ import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KV;
-import io.etcd.jetcd.Lease;
-import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.MethodDescriptor;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.LeaseGrantRequest;
+import io.etcd.jetcd.api.LeaseGrpc;
+import io.etcd.jetcd.api.LeaseRevokeRequest;
+import io.etcd.jetcd.api.TxnResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -44,20 +33,15 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * The etcd driver: one jetcd client, one session (lease) at a time, and the queue algorithm of
- * {@link EtcdAttempt}. See {@code EtcdLockProvider} for the model.
+ * The etcd driver: one gRPC channel ({@link Calls}), one session (lease) at a time, and the queue
+ * algorithm of {@link EtcdAttempt}. See {@code EtcdLockProvider} for the model.
  */
 public final class EtcdDriver implements LockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
-    private static final String WATCH_SERVICE = "etcdserverpb.Watch";
 
     private final LockConfig config;
-    private final Client client;
-    private final KV kv;
-    private final Lease leases;
-    private final Watch watches;
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor completions;
     private final Calls calls;
@@ -80,23 +64,11 @@ public final class EtcdDriver implements LockDriver {
         // Spread clients over the members; gRPC's pick_first then fails over in this order.
         Collections.shuffle(uris);
         String shown = config.endpoints().stream().map(String::trim).collect(Collectors.joining(","));
-        calls = new Calls(timers, completions, config.requestTimeout(), shown);
-        long deadlineNanos = config.requestTimeout().toNanos();
-        client = Client.builder()
-                .endpoints(uris.toArray(URI[]::new))
-                .connectTimeout(config.connectTimeout())
-                .retryMaxAttempts(0)
-                // A frozen member keeps its TCP connection open: HTTP/2 pings (gRPC's minimum interval is
-                // 10 s; etcd accepts pings every 5 s while calls are open) notice it and fail over.
-                .keepaliveTime(Duration.ofSeconds(10))
-                .keepaliveTimeout(Duration.ofSeconds(3))
-                .keepaliveWithoutCalls(false)
-                .waitForReady(true)
-                .interceptor(new Deadlines(deadlineNanos))
-                .build();
-        kv = client.getKVClient();
-        leases = client.getLeaseClient();
-        watches = client.getWatchClient();
+        // jetcd's "ip" name resolver: every member an address, tried in this order.
+        String target = "ip:///" + uris.stream().map(u -> u.getHost() + ":" + u.getPort()).distinct()
+                .collect(Collectors.joining(","));
+        calls = new Calls(timers, completions, config.requestTimeout(), shown, target, config.connectTimeout(),
+                daemon("warden-etcd-io-" + n));
     }
 
     /** Connects and takes the first lease, so a wrong endpoint or TTL fails here rather than at the first lock. */
@@ -132,24 +104,12 @@ public final class EtcdDriver implements LockDriver {
         }
     }
 
-    KV kv() {
-        return kv;
-    }
-
-    Watch watches() {
-        return watches;
-    }
-
     Calls calls() {
         return calls;
     }
 
     LockConfig config() {
         return config;
-    }
-
-    static ByteSequence bytes(String s) {
-        return ByteSequence.from(s, StandardCharsets.UTF_8);
     }
 
     /** The live session, or a new one (a new etcd lease) when there is none or it was lost. */
@@ -187,16 +147,16 @@ public final class EtcdDriver implements LockDriver {
     private CompletableFuture<Session> grantLease(Duration limit) {
         long ttlSeconds = config.ttl().toSeconds();
         long sentAt = System.nanoTime();
-        return calls.bounded("a lease grant", limit,
-                () -> leases.grant(ttlSeconds, limit.toNanos(), TimeUnit.NANOSECONDS)).thenApply(response -> {
+        return calls.unary("a lease grant", limit, LeaseGrpc.getLeaseGrantMethod(),
+                LeaseGrantRequest.newBuilder().setTTL(ttlSeconds).build()).thenApply(response -> {
             if (response.getTTL() != ttlSeconds) {
-                leases.revoke(response.getID());
+                revoke(response.getID());
                 throw new LockException(LockException.Reason.CONFIGURATION, "etcd granted a lease of " + response.getTTL()
                         + " s for the configured warden.lock.ttl of " + ttlSeconds + " s: the cluster's minimum lease TTL"
                         + " (about 1.5 election timeouts) is higher; configure warden.lock.ttl=" + response.getTTL()
                         + "s or more, or a lock would outlive its configured TTL");
             }
-            Session s = new Session(response.getID(), config.ttl(), sentAt, leases, calls, this::sessionLost);
+            Session s = new Session(response.getID(), config.ttl(), sentAt, calls, this::sessionLost);
             s.start();
             log.debug("etcd lease {} granted, TTL {} s", Long.toHexString(response.getID()), ttlSeconds);
             return s;
@@ -215,15 +175,16 @@ public final class EtcdDriver implements LockDriver {
     }
 
     private void revoke(Session s) {
-        try {
-            calls.bounded("a lease revoke", () -> leases.revoke(s.leaseId())).whenComplete((r, error) -> {
-                if (error != null) {
-                    log.debug("could not revoke {}; it expires on the server within its TTL", s, error);
-                }
-            });
-        } catch (RuntimeException e) {
-            log.debug("could not revoke {}", s, e);
-        }
+        revoke(s.leaseId()).whenComplete((r, error) -> {
+            if (error != null) {
+                log.debug("could not revoke {}; it expires on the server within its TTL", s, error);
+            }
+        });
+    }
+
+    private CompletableFuture<?> revoke(long leaseId) {
+        return calls.unary("a lease revoke", LeaseGrpc.getLeaseRevokeMethod(),
+                LeaseRevokeRequest.newBuilder().setID(leaseId).build());
     }
 
     @Override
@@ -238,7 +199,7 @@ public final class EtcdDriver implements LockDriver {
         }
         String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
-                Keys.marker(config.namespace(), unique), unique, owner);
+                Keys.marker(config.namespace(), unique), owner);
     }
 
     /**
@@ -254,10 +215,10 @@ public final class EtcdDriver implements LockDriver {
             return CompletableFuture.completedFuture(false);
         }
         CompletableFuture<Void> alive = g.session().keepAliveOnce();
-        CompletableFuture<Boolean> keyThere = calls.bounded("a renewal read",
-                () -> kv.get(bytes(g.key()))).thenApply(r -> r.getKvs().size() == 1
-                && r.getKvs().get(0).getCreateRevision() == g.createRevision()
-                && r.getKvs().get(0).getLease() == g.session().leaseId());
+        CompletableFuture<Boolean> keyThere = calls.unary("a renewal read", KVGrpc.getRangeMethod(),
+                Requests.get(Requests.bytes(g.key()))).thenApply(r -> r.getKvsCount() == 1
+                && r.getKvs(0).getCreateRevision() == g.createRevision()
+                && r.getKvs(0).getLease() == g.session().leaseId());
         return alive.handle((v, error) -> error).thenCombine(keyThere, (keepAliveError, there) -> {
             if (keepAliveError != null) {
                 if (Calls.leaseNotFound(keepAliveError)) {
@@ -273,7 +234,7 @@ public final class EtcdDriver implements LockDriver {
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
         EtcdGrant g = (EtcdGrant) grant;
-        CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::isSucceeded);
+        CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::getSucceeded);
         done.whenComplete((removed, error) -> {
             if (error != null) {
                 retryInBackground("release of " + g.key(), () -> guardedDelete(g.key(), g.createRevision()), g.session());
@@ -283,11 +244,8 @@ public final class EtcdDriver implements LockDriver {
     }
 
     CompletableFuture<TxnResponse> guardedDelete(String key, long createRevision) {
-        ByteSequence k = bytes(key);
-        return calls.bounded("a guarded delete", () -> kv.txn()
-                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(k, DeleteOption.DEFAULT))
-                .commit());
+        return calls.unary("a guarded delete of " + key, KVGrpc.getTxnMethod(),
+                Requests.guardedDelete(Requests.bytes(key), createRevision));
     }
 
     /**
@@ -328,8 +286,12 @@ public final class EtcdDriver implements LockDriver {
             if (s != null) {
                 s.close();
                 try {
-                    calls.bounded("a lease revoke", () -> leases.revoke(s.leaseId()))
-                            .get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+                    CompletableFuture<?> revoked = revoke(s.leaseId());
+                    // Closed from a callback on the I/O thread, which the answer needs: no waiting (the
+                    // lease then expires within its TTL).
+                    if (!calls.onIoThread()) {
+                        revoked.get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (ExecutionException | TimeoutException e) {
@@ -338,7 +300,9 @@ public final class EtcdDriver implements LockDriver {
             }
         } finally {
             try {
-                client.close();
+                calls.close(config.requestTimeout());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 timers.shutdownNow();
                 completions.shutdown();
@@ -361,24 +325,5 @@ public final class EtcdDriver implements LockDriver {
             t.setDaemon(true);
             return t;
         };
-    }
-
-    /** A gRPC deadline on every call but watches, so the server also gives up on what we gave up on. */
-    private static final class Deadlines implements ClientInterceptor {
-
-        private final long nanos;
-
-        Deadlines(long nanos) {
-            this.nanos = nanos;
-        }
-
-        @Override
-        public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-            CallOptions o = options;
-            if (o.getDeadline() == null && !WATCH_SERVICE.equals(method.getServiceName())) {
-                o = o.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
-            }
-            return next.newCall(method, o);
-        }
     }
 }

@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
  * starting with {@code enc(ns) + "/" + enc(name) + "/"}, where {@code enc} percent-encodes every
  * byte outside {@code [A-Za-z0-9._~-]} of the UTF-8 form: neither part can contain {@code '/'}, so
  * no lock's queue lies inside another's (not {@code a} inside {@code a/b}, not {@code a} inside
- * {@code ab}) and no namespace inside another. Entries end in a unique suffix without {@code '/'}.
+ * {@code ab}) and no namespace inside another. Entries end in their session's lease ID (hex), a
+ * suffix without {@code '/'}.
  *
  * <p>Markers of abandoned attempts whose creation was never confirmed live under
  * {@code enc(ns) + "/!/"}: {@code '!'} is always encoded in a name, so that is nobody's queue.

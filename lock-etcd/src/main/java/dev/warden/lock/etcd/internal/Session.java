@@ -1,7 +1,6 @@
 package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
-import io.etcd.jetcd.Lease;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +23,6 @@ final class Session {
 
     private final long leaseId;
     private final long ttlNanos;
-    private final Lease leases;
     private final Calls calls;
     private final BiConsumer<Session, Throwable> onLost;
     /** Completes, with the cause, when the session is lost; attempts waiting on it fail at once. */
@@ -37,10 +35,9 @@ final class Session {
     private ScheduledFuture<?> keepAliveTimer;
     private ScheduledFuture<?> expiryTimer;
 
-    Session(long leaseId, Duration ttl, long grantSentAt, Lease leases, Calls calls, BiConsumer<Session, Throwable> onLost) {
+    Session(long leaseId, Duration ttl, long grantSentAt, Calls calls, BiConsumer<Session, Throwable> onLost) {
         this.leaseId = leaseId;
         this.ttlNanos = ttl.toNanos();
-        this.leases = leases;
         this.calls = calls;
         this.onLost = onLost;
         this.confirmedSentAt = grantSentAt;
@@ -67,6 +64,14 @@ final class Session {
         scheduleExpiryCheck();
     }
 
+    /**
+     * The send time, on {@link System#nanoTime()}, of the last keep-alive the server confirmed (or of
+     * the grant): the server keeps the lease at least one TTL from then.
+     */
+    synchronized long confirmedSentAt() {
+        return confirmedSentAt;
+    }
+
     /** Alive: not lost, and a keep-alive sent less than one TTL ago was confirmed. */
     synchronized boolean isAlive() {
         return !lost.isDone() && !closed && System.nanoTime() - confirmedSentAt - ttlNanos < 0;
@@ -83,7 +88,7 @@ final class Session {
                     + " was lost"));
         }
         long sentAt = System.nanoTime();
-        return calls.bounded("a keep-alive of lease " + Long.toHexString(leaseId), () -> leases.keepAliveOnce(leaseId))
+        return calls.keepAliveOnce("a keep-alive of lease " + Long.toHexString(leaseId), leaseId)
                 .handle((response, error) -> {
                     if (error == null && response.getTTL() > 0) {
                         confirm(sentAt);
