@@ -23,6 +23,8 @@ import java.util.stream.Stream;
  */
 final class ServerProcess {
 
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+
     /** How far signals and kills reach. */
     enum Reach {
         /** The launched process alone. */
@@ -107,8 +109,11 @@ final class ServerProcess {
             List<Long> descendants = PostgresExec.descendants(root).stream().map(ProcessHandle::pid).toList();
             PostgresExec.signalQuietly("STOP", descendants);
             pausedDescendants = descendants;
+            ProcessSignals.awaitStopped(root, STOP_TIMEOUT);
+            descendants.forEach(pid -> ProcessSignals.awaitStopped(pid, STOP_TIMEOUT));
         } else {
             ProcessSignals.send(process, "STOP");
+            ProcessSignals.awaitStopped(root, STOP_TIMEOUT);
         }
         paused = true;
     }
