@@ -223,8 +223,9 @@ public final class ZooKeeperDriver implements LockDriver {
      * Compare-and-delete in one request: deletes the grant's node guarded by the version it was
      * created (or first read) with. The path is this grant's alone (its name carries the create's
      * UUID, and ZooKeeper numbers it), so a node found there is this grant's node: no read first.
-     * NoNode or BadVersion means it is no longer this grant's. When the outcome is unknown the node
-     * is deleted in the background, guaranteed while the session lives.
+     * NoNode means it is no longer this grant's. BadVersion (someone else changed the node's data)
+     * falls back to reading the node and comparing its czxid before deleting it. When the outcome is
+     * unknown the node is deleted in the background, guaranteed while the session lives.
      */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
@@ -232,23 +233,29 @@ public final class ZooKeeperDriver implements LockDriver {
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
-        String what = "the delete of " + g.path();
-        CompletableFuture<Boolean> released = calls.call(what, cb -> curator.delete().guaranteed()
-                        .withVersion(g.version()).inBackground(cb, executor).forPath(g.path()))
-                .thenApply(event -> {
-                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                    if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
-                        return false;
-                    }
-                    calls.check(what, event);
-                    return true;
-                });
+        CompletableFuture<Boolean> released = delete(g.path(), g.version()).thenCompose(code -> {
+            if (code != KeeperException.Code.BADVERSION) {
+                return CompletableFuture.completedFuture(code == KeeperException.Code.OK);
+            }
+            return stat(g.path()).thenCompose(stat -> stat == null || stat.getCzxid() != g.czxid()
+                    ? CompletableFuture.completedFuture(false)
+                    : delete(g.path(), stat.getVersion()).thenApply(again -> again == KeeperException.Code.OK));
+        });
         released.whenComplete((removed, error) -> {
             if (error != null) {
                 deleteQuietly(g.path());
             }
         });
         return calls.bounded("the release of " + g.path(), released);
+    }
+
+    /** Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails. */
+    private CompletableFuture<KeeperException.Code> delete(String path, int version) {
+        String what = "the delete of " + path;
+        return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
+                        .inBackground(cb, executor).forPath(path))
+                .thenApply(event -> KeeperException.Code.get(
+                        calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
     }
 
     @Override
