@@ -84,6 +84,16 @@ final class ZooKeeperInspector implements AutoCloseable {
         }
     }
 
+    /** Overwrites the data of the holder's node (first in the queue), as a stray tool might. */
+    void overwriteHolder(String namespace, String name, byte[] data) {
+        String path = Paths.lockPath(namespace, name) + "/" + queue(namespace, name).get(0);
+        try {
+            client.setData().forPath(path, data);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot write " + path, e);
+        }
+    }
+
     /** Deletes every node queued under the lock. */
     void removeAll(String namespace, String name) {
         String path = Paths.lockPath(namespace, name);

@@ -135,6 +135,18 @@ class ZooKeeperRequestsTest {
         assertThat(inspector.queue(namespace, name)).isEmpty();
     }
 
+    @Test
+    @DisplayName("a held node whose data someone else changed is still released: its czxid is compared, then"
+            + " it is deleted with the version it has now")
+    void releaseAfterTheDataChanged() {
+        String name = "overwritten";
+        Lease lease = client().lock(name).acquire();
+        inspector.overwriteHolder(namespace, name, new byte[] {1, 2, 3});
+        assertThat(inspector.holder(namespace, name).getVersion()).isEqualTo(1);
+        assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
+        assertThat(inspector.queue(namespace, name)).isEmpty();
+    }
+
     /** Requests the server has received on the session's connection, from {@code cons}. */
     private static long received(long session) {
         String cons = server().fourLetterWord("cons");

@@ -15,17 +15,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Runs Curator background operations and bounds what the driver hands to lock-api by the request
- * timeout. Curator reports a result on the thread that receives it (ZooKeeper's event thread), with
- * no hop to another thread; every step that decides (handing a result to lock-api, a deadline, a
- * connection-state change) runs {@linkplain #serially serially}, one at a time, so a grant and a lost
- * connection are still handled in a definite order. Timers, connection states and anything that may
- * wait run on the driver's one thread.
+ * timeout. Curator's callbacks, the connection-state listener and every completion run on the
+ * driver's one thread, so a grant and a lost connection are handled in a definite order, and a caller
+ * that blocks in a callback never stalls ZooKeeper's event thread.
  */
 final class Calls {
 
@@ -40,8 +37,6 @@ final class Calls {
     /** Guarded by {@code deadlines}: whether a sweep is scheduled, and for when. */
     private boolean sweepArmed;
     private long sweepAtNanos;
-    /** Held by the step that decides; see {@link #serially}. */
-    private final ReentrantLock serial = new ReentrantLock();
     private final Duration timeout;
     private final String servers;
 
@@ -85,7 +80,7 @@ final class Calls {
     }
 
     /**
-     * Completes with {@code call}'s outcome, serially, or fails {@code UNAVAILABLE} when
+     * Completes with {@code call}'s outcome on the driver thread, or fails {@code UNAVAILABLE} when
      * the request timeout passes first.
      *
      * @param late told of a result that arrived after the deadline failed the call, to undo it
@@ -96,53 +91,57 @@ final class Calls {
 
     /**
      * Like {@link #bounded(String, CompletableFuture, Consumer)}, and {@code finish} turns the value
-     * into the result in the same serial step that completes it, so what it decides
+     * into the result on the driver thread in the same step that completes it, so what it decides
      * (admitting a grant) cannot interleave with a connection-state change.
      */
     <T, R> CompletableFuture<R> bounded(String what, CompletableFuture<T> call, Consumer<T> late, Function<T, R> finish) {
         CompletableFuture<R> result = new CompletableFuture<>();
-        track(new Deadline(System.nanoTime() + timeout.toNanos(), result, () -> result.completeExceptionally(new LockException(
-                LockException.Reason.UNAVAILABLE, "ZooKeeper at " + servers + " did not answer " + what + " within "
-                + timeout.toMillis() + " ms"))));
-        call.whenComplete((value, error) -> serially(() -> {
-            if (result.isDone()) {
-                if (error == null) {
-                    late.accept(value);
+        Deadline deadline = new Deadline(System.nanoTime() + timeout.toNanos(), () -> result.completeExceptionally(
+                new LockException(LockException.Reason.UNAVAILABLE, "ZooKeeper at " + servers + " did not answer " + what
+                        + " within " + timeout.toMillis() + " ms")));
+        track(deadline);
+        call.whenComplete((value, error) -> {
+            deadline.answered = true;
+            execute(() -> {
+                if (result.isDone()) {
+                    if (error == null) {
+                        late.accept(value);
+                    }
+                    return;
                 }
-                return;
-            }
-            if (error != null) {
-                result.completeExceptionally(translate(what, error));
-                return;
-            }
-            R finished;
-            try {
-                finished = finish.apply(value);
-            } catch (RuntimeException e) {
-                result.completeExceptionally(translate(what, e));
-                return;
-            }
-            result.complete(finished);
-        }));
+                if (error != null) {
+                    result.completeExceptionally(translate(what, error));
+                    return;
+                }
+                R finished;
+                try {
+                    finished = finish.apply(value);
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(translate(what, e));
+                    return;
+                }
+                result.complete(finished);
+            });
+        });
         return result;
     }
 
     /**
      * Notes a bounded call's deadline. One timer serves them all (a timer per call would be set and
      * cancelled thousands of times a second, and often wake the driver thread for nothing): it fires
-     * at the earliest deadline still pending. Calls mostly end in the order they start, so ended ones
-     * are dropped from the front as new ones come.
+     * at the earliest deadline still unanswered. Calls mostly end in the order they start, so answered
+     * ones are dropped from the front as new ones come.
      */
     private void track(Deadline deadline) {
         deadlines.add(deadline);
         for (int i = 0; i < 8; i++) {
             Deadline first = deadlines.peek();
-            if (first == null || first == deadline || !first.result().isDone()) {
+            if (first == null || first == deadline || !first.answered) {
                 break;
             }
             deadlines.remove(first);
         }
-        arm(deadline.atNanos());
+        arm(deadline.atNanos);
     }
 
     /** Makes sure a sweep runs no later than {@code atNanos}. */
@@ -161,7 +160,11 @@ final class Calls {
         }
     }
 
-    /** On the driver thread: fails the calls past their deadline, and arms for the earliest left. */
+    /**
+     * On the driver thread: fails the calls past their deadline and not answered (an answer that came
+     * in time is handed over by its own task, as it was queued before this sweep ran), and arms for
+     * the earliest left.
+     */
     private void sweep() {
         synchronized (deadlines) {
             sweepArmed = false;
@@ -171,14 +174,14 @@ final class Calls {
         long next = 0;
         for (Iterator<Deadline> it = deadlines.iterator(); it.hasNext(); ) {
             Deadline d = it.next();
-            if (d.result().isDone()) {
+            if (d.answered) {
                 it.remove();
-            } else if (d.atNanos() - now <= 0) {
+            } else if (d.atNanos - now <= 0) {
                 it.remove();
-                serially(d.expire());
-            } else if (!pending || d.atNanos() - next < 0) {
+                d.expire.run();
+            } else if (!pending || d.atNanos - next < 0) {
                 pending = true;
-                next = d.atNanos();
+                next = d.atNanos;
             }
         }
         if (pending) {
@@ -186,38 +189,15 @@ final class Calls {
         }
     }
 
-    /** A bounded call's deadline, its result, and how to fail it. */
-    private record Deadline(long atNanos, CompletableFuture<?> result, Runnable expire) {
-    }
+    /** A bounded call's deadline, how to fail it, and whether the call has answered. */
+    private static final class Deadline {
+        final long atNanos;
+        final Runnable expire;
+        volatile boolean answered;
 
-    /**
-     * Runs a step that decides, one at a time with every other such step and with connection-state
-     * changes: here and now when no other step runs (the usual case: no hop to another thread), else
-     * queued to the driver thread, so a thread that holds a lock of lock-api's never waits here for a
-     * step that may need that lock.
-     */
-    void serially(Runnable task) {
-        if (serial.tryLock()) {
-            try {
-                task.run();
-            } finally {
-                serial.unlock();
-            }
-            return;
-        }
-        execute(() -> exclusively(task));
-    }
-
-    /**
-     * Runs a step that decides on this thread, waiting for the one that runs now: only for the driver
-     * thread, which runs nothing that waits for the driver thread, and which keeps its tasks in order.
-     */
-    void exclusively(Runnable task) {
-        serial.lock();
-        try {
-            task.run();
-        } finally {
-            serial.unlock();
+        Deadline(long atNanos, Runnable expire) {
+            this.atNanos = atNanos;
+            this.expire = expire;
         }
     }
 

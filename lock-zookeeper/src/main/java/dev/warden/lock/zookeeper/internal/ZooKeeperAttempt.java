@@ -68,7 +68,7 @@ final class ZooKeeperAttempt implements LockAttempt {
                             : driver.children(lockPath)).thenCompose(c -> c);
             return children.thenCompose(listed -> decide(node, listed, epoch, sentAt));
         });
-        // A grant is admitted in the serial step that hands it over; one that comes after
+        // A grant is admitted on the driver thread in the step that hands it over; one that comes after
         // the deadline is not handed over, and the loop's abandon() deletes its node.
         return driver.calls().bounded("the poll of lock '" + name + "'", polled, late -> { },
                 granted -> granted.map(g -> {

@@ -48,10 +48,8 @@ import java.util.function.Consumer;
  * last confirmation plus the TTL) unless it was released: after a loss, or a lease that expired
  * while the session lived on, the lock is not blocked by a node nobody holds.
  *
- * <p>Curator reports results on ZooKeeper's event thread, where the driver carries on without a hop
- * to another thread; what decides (admitting a grant, a deadline, a connection state) runs one step
- * at a time ({@link Calls#serially}), and connection states, timers and background deletes run on
- * the driver's one thread.
+ * <p>Everything that decides runs on the driver's one thread: Curator callbacks, connection
+ * states, admissions of grants.
  */
 public final class ZooKeeperDriver implements LockDriver {
 
@@ -153,9 +151,7 @@ public final class ZooKeeperDriver implements LockDriver {
                 .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
                 .build();
         ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn);
-        // In Curator's order, on the driver thread: never deferred behind a later state.
-        curator.getConnectionStateListenable().addListener(
-                (client, state) -> driver.calls.exclusively(() -> driver.stateChanged(state)), executor);
+        curator.getConnectionStateListenable().addListener((client, state) -> driver.stateChanged(state), executor);
         try {
             curator.start();
             try {
@@ -227,8 +223,9 @@ public final class ZooKeeperDriver implements LockDriver {
      * Compare-and-delete in one request: deletes the grant's node guarded by the version it was
      * created (or first read) with. The path is this grant's alone (its name carries the create's
      * UUID, and ZooKeeper numbers it), so a node found there is this grant's node: no read first.
-     * NoNode or BadVersion means it is no longer this grant's. When the outcome is unknown the node
-     * is deleted in the background, guaranteed while the session lives.
+     * NoNode means it is no longer this grant's. BadVersion (someone else changed the node's data)
+     * falls back to reading the node and comparing its czxid before deleting it. When the outcome is
+     * unknown the node is deleted in the background, guaranteed while the session lives.
      */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
@@ -236,23 +233,29 @@ public final class ZooKeeperDriver implements LockDriver {
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
-        String what = "the delete of " + g.path();
-        CompletableFuture<Boolean> released = calls.call(what, cb -> curator.delete().guaranteed()
-                        .withVersion(g.version()).inBackground(cb).forPath(g.path()))
-                .thenApply(event -> {
-                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                    if (code == KeeperException.Code.NONODE || code == KeeperException.Code.BADVERSION) {
-                        return false;
-                    }
-                    calls.check(what, event);
-                    return true;
-                });
+        CompletableFuture<Boolean> released = delete(g.path(), g.version()).thenCompose(code -> {
+            if (code != KeeperException.Code.BADVERSION) {
+                return CompletableFuture.completedFuture(code == KeeperException.Code.OK);
+            }
+            return stat(g.path()).thenCompose(stat -> stat == null || stat.getCzxid() != g.czxid()
+                    ? CompletableFuture.completedFuture(false)
+                    : delete(g.path(), stat.getVersion()).thenApply(again -> again == KeeperException.Code.OK));
+        });
         released.whenComplete((removed, error) -> {
             if (error != null) {
                 deleteQuietly(g.path());
             }
         });
         return calls.bounded("the release of " + g.path(), released);
+    }
+
+    /** Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails. */
+    private CompletableFuture<KeeperException.Code> delete(String path, int version) {
+        String what = "the delete of " + path;
+        return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
+                        .inBackground(cb, executor).forPath(path))
+                .thenApply(event -> KeeperException.Code.get(
+                        calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
     }
 
     @Override
@@ -308,8 +311,8 @@ public final class ZooKeeperDriver implements LockDriver {
     }
 
     /**
-     * Hands a grant over, serially with connection-state changes: only if the connection did not drop
-     * since the poll began (else the poll fails and the loop's abandon deletes the node).
+     * Hands a grant over, on the driver thread: only if the connection did not drop since the poll
+     * began (else the poll fails and the loop's abandon deletes the node).
      */
     void admit(ZooKeeperGrant grant, String name) {
         if (isClosed()) {
@@ -334,7 +337,7 @@ public final class ZooKeeperDriver implements LockDriver {
     CompletableFuture<Created> createNode(String lockPath, byte[] data) {
         String what = "the create of a node under " + lockPath;
         return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
-                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb)
+                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
                         .forPath(lockPath + "/" + Paths.NODE, data))
                 .thenApply(event -> {
                     CuratorEvent created = calls.check(what, event);
@@ -345,7 +348,7 @@ public final class ZooKeeperDriver implements LockDriver {
 
     CompletableFuture<List<String>> children(String lockPath) {
         String what = "the children of " + lockPath;
-        return calls.call(what, cb -> curator.getChildren().inBackground(cb).forPath(lockPath))
+        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
                 .thenApply(event -> {
                     KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
                     return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
@@ -355,21 +358,21 @@ public final class ZooKeeperDriver implements LockDriver {
     /** The node's stat, or null when it does not exist. */
     CompletableFuture<Stat> stat(String path) {
         String what = "the stat of " + path;
-        return calls.call(what, cb -> curator.checkExists().inBackground(cb).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
     /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
     CompletableFuture<Stat> watch(String path, Watcher watcher) {
         String what = "the watch on " + path;
-        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
     /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
     CompletableFuture<Void> deleteNode(String path) {
         String what = "the delete of " + path;
-        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb).forPath(path))
+        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
                 .thenApply(event -> {
                     calls.check(what, event, KeeperException.Code.NONODE);
                     return null;
@@ -382,7 +385,7 @@ public final class ZooKeeperDriver implements LockDriver {
 
     // ----- connection states ----------------------------------------------------------------------
 
-    /** On the driver thread, in the order Curator reports them, serially with every admission. */
+    /** On the driver thread, in the order Curator reports them. */
     private void stateChanged(ConnectionState state) {
         log.debug("ZooKeeper connection to {}: {}", servers, state);
         switch (state) {
