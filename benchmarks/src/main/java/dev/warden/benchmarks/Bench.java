@@ -47,7 +47,7 @@ public final class Bench implements Callable<Integer> {
     @Option(names = "--quota-threads", split = ",", defaultValue = "16", description = "thread counts for quota (default: ${DEFAULT-VALUE})")
     List<Integer> quotaThreads;
 
-    @Option(names = "--warmup", defaultValue = "3", description = "warm-up seconds per run (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", defaultValue = "5", description = "warm-up seconds per run (default: ${DEFAULT-VALUE})")
     int warmUpSeconds;
 
     @Option(names = "--duration", defaultValue = "10", description = "measured seconds per run (default: ${DEFAULT-VALUE})")

@@ -88,12 +88,13 @@ public abstract class LockContractTest {
     }
 
     /**
-     * Why a lease is lost when its server freezes. A backend whose session notices the silence
-     * before the lease's own deadline (ZooKeeper reports SUSPENDED at two thirds of the session
-     * timeout) says {@link LostReason#SESSION_LOST}.
+     * Why a lease may be reported lost when its server freezes. A backend whose session notices the
+     * silence before the lease's own deadline (ZooKeeper reports SUSPENDED at two thirds of the
+     * session timeout) adds {@link LostReason#SESSION_LOST}; {@link LostReason#EXPIRED} stays
+     * possible for it when a starved client thread notices the silence only after the deadline.
      */
-    protected LostReason lossReasonWhenServerPaused() {
-        return LostReason.EXPIRED;
+    protected Set<LostReason> lossReasonsWhenServerPaused() {
+        return Set.of(LostReason.EXPIRED);
     }
 
     /** Time for scheduling noise on a loaded machine; added to every bound the kit waits on. */
@@ -713,7 +714,7 @@ public abstract class LockContractTest {
                 Await.until(ttl().plus(renewInterval()), "the listener fires within one renewal interval of the TTL",
                         () -> lost.get() != null);
                 assertThat(lease.isValid()).isFalse();
-                assertThat(lost.get().reason()).isEqualTo(lossReasonWhenServerPaused());
+                assertThat(lost.get().reason()).isIn(lossReasonsWhenServerPaused());
                 assertThat(lost.get().fencingToken()).isEqualTo(lease.fencingToken());
             } finally {
                 resumeServer();
