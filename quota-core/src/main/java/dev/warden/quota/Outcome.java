@@ -73,8 +73,9 @@ public sealed interface Outcome permits Outcome.Applied, Outcome.Duplicate, Outc
     }
 
     /**
-     * The request id was already used for a different change; nothing changed. The fields describe
-     * the recorded change.
+     * The account already used this request id for a different change (another kind or amount);
+     * nothing changed. The fields describe the recorded change. Request ids are unique per account:
+     * another account's use of the same id is never a conflict.
      */
     record Conflict(EntryKind kind, String account, long amount) implements Outcome {
         @Override

@@ -44,7 +44,7 @@ public class QuotaException extends RuntimeException {
         PROTOCOL,
         /** The ledger's database failed or could not be reached; the cause is the {@code SQLException}. */
         DATABASE,
-        /** The ledger's tables are missing or incomplete: create them first ({@code Ledger.createSchema}). */
+        /** The ledger's tables are missing or behind: migrate them first ({@code Ledger.migrate}). */
         SCHEMA
     }
 

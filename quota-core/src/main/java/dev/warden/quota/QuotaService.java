@@ -11,7 +11,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Quota accounts in Redis: every change is one Lua script run with {@code EVALSHA}, atomic,
- * idempotent per request id, journaled to its partition's stream, and (for deductions carrying a
+ * idempotent per (account, request id), journaled to its partition's stream, and (for deductions carrying a
  * lease) fenced against superseded lock holders. Thread-safe; one instance per application.
  *
  * <p>Settings (keys outside {@code warden.quota.} and {@code warden.lock.} are ignored, so a whole
@@ -19,10 +19,16 @@ import java.util.concurrent.CompletionStage;
  * <table>
  *   <caption>settings</caption>
  *   <tr><td>{@code warden.quota.endpoint}</td><td>required: {@code redis://host:port[/db]}</td></tr>
+ *   <tr><td>{@code warden.quota.namespace}</td><td>prefix of every key ({@code <namespace>:quota:...}): tenants
+ *       sharing one Redis never see each other's accounts, journals or reconciliations; letters, digits,
+ *       {@code . _ -} in {@code :}-separated words; default none ({@code quota:...})</td></tr>
  *   <tr><td>{@code warden.quota.partitions}</td><td>partition count, 1..16384; default 16; fixed for the life of the data</td></tr>
  *   <tr><td>{@code warden.quota.idempotency-retention}</td><td>how long a request id is remembered; default {@code 24h}</td></tr>
  *   <tr><td>{@code warden.quota.request-timeout}</td><td>deadline of every server call; default {@code 5s}</td></tr>
  *   <tr><td>{@code warden.quota.connect-timeout}</td><td>default {@code 5s}</td></tr>
+ *   <tr><td>{@code warden.quota.allow-eviction}</td><td>{@code false} (default): a server whose
+ *       {@code maxmemory-policy} can evict quota keys ({@code allkeys-*}, {@code volatile-*}) is refused at start;
+ *       {@code true}: it is only logged as a warning</td></tr>
  *   <tr><td>{@code warden.quota.lock}</td><td>{@code none} (default), {@code redis}, {@code etcd} or {@code zookeeper}: the lock {@link #charge} takes</td></tr>
  *   <tr><td>{@code warden.quota.lock-wait}</td><td>how long {@link #charge} waits for the lock; default {@code 10s}</td></tr>
  *   <tr><td>{@code warden.lock.*}</td><td>passed to {@code LockClient.create} unless the lock is {@code none};
@@ -32,6 +38,11 @@ import java.util.concurrent.CompletionStage;
  * Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601
  * ({@code PT30S}). Every problem in a configuration is reported in one {@link QuotaException} with
  * reason {@link QuotaException.Reason#CONFIGURATION}.
+ *
+ * <p><b>Idempotency is per account</b>: a request id identifies one change of one account. A
+ * repeated (account, request id) within the retention answers {@link Outcome.Duplicate} (or
+ * {@link Outcome.Conflict} when its kind or amount differs) and changes nothing; two accounts may use
+ * the same request id independently.
  *
  * <p>Account and request ids must be valid (see {@link InvalidIdException}); an invalid id is
  * thrown at the call, before anything is sent, by the asynchronous and batch forms too. An
@@ -59,13 +70,13 @@ public interface QuotaService extends AutoCloseable {
      */
     Outcome open(String account, long initialQuota);
 
-    /** Adds quota. Idempotent per request id. */
+    /** Adds quota. Idempotent per (account, request id). */
     Outcome topUp(String account, long amount, String requestId);
 
-    /** Gives quota back (journaled as a refund). Idempotent per request id. */
+    /** Gives quota back (journaled as a refund). Idempotent per (account, request id). */
     Outcome refund(String account, long amount, String requestId);
 
-    /** Deducts without a lease (no fence check). Idempotent per request id. */
+    /** Deducts without a lease (no fence check). Idempotent per (account, request id). */
     Outcome deduct(String account, long amount, String requestId);
 
     /**

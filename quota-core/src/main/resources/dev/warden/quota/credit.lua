@@ -17,7 +17,7 @@ if bad then return {'invalid_amount', bad} end
 if kind ~= 'topup' and kind ~= 'refund' then return {'invalid_argument', 'kind'} end
 if not positive_integer(retention) then return {'invalid_argument', 'retention'} end
 local base = partition_base(KEYS[1])
-if not base or KEYS[2] ~= base .. ':acct:' .. account or KEYS[3] ~= base .. ':req:' .. request
+if not base or KEYS[2] ~= base .. ':acct:' .. account or KEYS[3] ~= base .. ':req:' .. account .. ':' .. request
     or KEYS[4] ~= base .. ':journal' then
   return {'invalid_argument', 'keys'}
 end

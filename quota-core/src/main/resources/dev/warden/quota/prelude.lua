@@ -5,7 +5,10 @@
 -- Key layout (all keys of one call share the hash tag {p<N>}, so they live in one Cluster slot):
 --   quota:{p<N>}:marker            partition marker, written when an account is opened
 --   quota:{p<N>}:acct:<account>    hash: balance, fence (the highest fencing token seen)
---   quota:{p<N>}:req:<requestId>   idempotency record, expires after the retention
+--   quota:{p<N>}:req:<account>:<requestId>   idempotency record, expires after the retention
+--                                  (request ids are unique per account: two accounts may share one)
+-- A namespace, when configured, prefixes every key ('<namespace>:quota:{p<N>}:...'); it never holds
+-- braces, so the hash tag is always the partition's.
 --   quota:{p<N>}:journal           stream of applied changes
 -- Replies are arrays of bulk strings whose first element names the outcome. Numbers go to redis.call
 -- as the canonical digit strings received or built with %d, never as Lua numbers (which Redis would
@@ -45,6 +48,8 @@ local function id_problem(s)
   if s == nil or s == '' then return 'EMPTY' end
   if #s > MAX_ID_BYTES then return 'TOO_LONG' end
   if string.find(s, '[%z\1-\31\127]') then return 'CONTROL_CHARACTER' end
+  -- C1 controls (U+0080..U+009F) are two bytes in UTF-8: 0xC2 0x80..0x9F.
+  if string.find(s, '\194[\128-\159]') then return 'CONTROL_CHARACTER' end
   if string.find(s, '[:{}]') then return 'RESERVED_CHARACTER' end
   return nil
 end
@@ -66,9 +71,10 @@ local function positive_integer(s)
   return s ~= nil and string.find(s, '^[1-9][0-9]*$') ~= nil and #s <= 15
 end
 
--- The keys must be exactly the ones the ids name, under one partition tag taken from KEYS[1].
+-- The keys must be exactly the ones the ids name, under one partition tag taken from KEYS[1]
+-- (after the namespace, if any).
 local function partition_base(marker_key)
-  return string.match(marker_key, '^(quota:{p[0-9]+}):marker$')
+  return string.match(marker_key, '^([^{}]*quota:{p[0-9]+}):marker$')
 end
 
 -- {'no_marker'} when the partition has no marker (Redis lost its data, or nothing was ever

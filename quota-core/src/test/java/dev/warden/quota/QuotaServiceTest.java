@@ -1,6 +1,6 @@
 package dev.warden.quota;
 
-import dev.warden.quota.internal.KeyLayout;
+import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -107,21 +107,41 @@ class QuotaServiceTest {
         }
 
         @Test
-        @DisplayName("a request id reused with another amount, kind or account is a conflict and changes nothing")
+        @DisplayName("a request id reused on the same account with another amount or kind is a conflict and changes nothing")
         void conflicts() {
             String account = opened(1_000);
             String request = fresh("order");
             quota.deduct(account, 300, request);
-            String neighbour = openedInPartitionOf(account);
             Snapshot before = Snapshot.of(account, request);
 
             assertThat(quota.deduct(account, 301, request)).isEqualTo(new Outcome.Conflict(EntryKind.DEDUCT, account, 300));
             assertThat(quota.topUp(account, 300, request)).isEqualTo(new Outcome.Conflict(EntryKind.DEDUCT, account, 300));
             assertThat(quota.refund(account, 300, request)).isEqualTo(new Outcome.Conflict(EntryKind.DEDUCT, account, 300));
-            assertThat(quota.deduct(neighbour, 300, request)).isEqualTo(new Outcome.Conflict(EntryKind.DEDUCT, account, 300));
 
             assertThat(Snapshot.of(account, request)).isEqualTo(before);
-            assertThat(quota.balance(neighbour)).hasValue(1_000);
+        }
+
+        @Test
+        @DisplayName("request ids are unique per account: another account's use of the same id, in the same partition or another, is applied")
+        void perAccount() {
+            String account = opened(1_000);
+            String neighbour = openedInPartitionOf(account);
+            String elsewhere = openedOutsidePartitionOf(account);
+            String request = fresh("order");
+
+            Outcome first = quota.deduct(account, 300, request);
+            Outcome second = quota.deduct(neighbour, 300, request);
+            Outcome third = quota.deduct(elsewhere, 200, request);
+
+            assertThat(first).isInstanceOf(Outcome.Applied.class);
+            assertThat(((Outcome.Applied) second).balance()).isEqualTo(700);
+            assertThat(((Outcome.Applied) third).balance()).isEqualTo(800);
+            assertThat(quota.deduct(neighbour, 300, request)).as("a true replay is still a duplicate")
+                    .isEqualTo(new Outcome.Duplicate((Outcome.Applied) second));
+            assertThat(quota.deduct(elsewhere, 200, request)).isEqualTo(new Outcome.Duplicate((Outcome.Applied) third));
+            assertThat(quota.balance(account)).hasValue(700);
+            assertThat(quota.balance(neighbour)).hasValue(700);
+            assertThat(quota.balance(elsewhere)).hasValue(800);
         }
 
         @Test
@@ -364,6 +384,16 @@ class QuotaServiceTest {
         String neighbour = inPartitionOf(account);
         quota.open(neighbour, 1_000);
         return neighbour;
+    }
+
+    static String openedOutsidePartitionOf(String account) {
+        while (true) {
+            String candidate = fresh("merchant");
+            if (LAYOUT.partition(candidate) != LAYOUT.partition(account)) {
+                quota.open(candidate, 1_000);
+                return candidate;
+            }
+        }
     }
 
 }

@@ -322,7 +322,7 @@ public final class BillingDemo implements Callable<Integer> {
 
         // The ledger.
         HikariDataSource ds = closer.add("the ledger's connection pool", ledger());
-        Ledger.createSchema(ds);
+        Ledger.migrate(ds);
 
         QuotaService quota = closer.add("the quota service", QuotaService.create(settings));
         List<String> accounts = new ArrayList<>();
@@ -335,7 +335,7 @@ public final class BillingDemo implements Callable<Integer> {
             accounts.add(account);
         }
         LedgerConsumer consumer = closer.add("the journal consumer", LedgerConsumer.builder(settings, ds)
-                .consumerName("billing-demo").blockTime(Duration.ofMillis(200)).claimIdle(Duration.ofSeconds(5)).start());
+                .consumerName("billing-demo").blockTime(Duration.ofMillis(200)).start());
         out.printf("  %-10s journal consumer running: every deduction goes from the Redis stream into the ledger%n",
                 "consumer");
         out.printf("  %-10s %d × %,d units, accounts %s%s-m..; %s%n", "merchants", merchants, initialQuota,
@@ -440,7 +440,7 @@ public final class BillingDemo implements Callable<Integer> {
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
         }
         out.printf("  %-10s %s%n", "ledger", shown);
-        out.printf("  %-10s ledger tables created if missing (Ledger.createSchema)%n", "");
+        out.printf("  %-10s ledger schema migrated to the current version (Ledger.migrate)%n", "");
         return ds;
     }
 

@@ -1,6 +1,7 @@
 package dev.warden.quota.internal;
 
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.spi.QuotaConfig;
 
 import java.util.Map;
 import java.util.Objects;

@@ -15,24 +15,16 @@ import dev.warden.quota.Pricing;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaService;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
+import dev.warden.quota.spi.Ids;
+import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.spi.ScriptRunner;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
-import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -48,49 +40,44 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The service on Lettuce: its own client resources, one auto-flushing connection for single calls
- * and script loads, and one manually flushed connection for batches, so a batch leaves in one
- * write. Commands fail within the request timeout, and at once while disconnected, rather than
- * queue; Lettuce reconnects in the background at most {@link #MAX_RECONNECT_DELAY} apart.
+ * The service on Lettuce: connections from the {@link RedisConnector}, one auto-flushing connection
+ * for single calls and script loads, and one manually flushed connection for batches, so a batch
+ * leaves in one write.
+ *
+ * <p>Thread-safe: the batch connection is guarded by {@code batchLock}; the rest is immutable or atomic.
  */
 final class RedisQuotaService implements QuotaService {
 
     private static final Logger log = LoggerFactory.getLogger(RedisQuotaService.class);
 
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
     private static final String NO_TOKEN = "-";
 
     private final QuotaConfig config;
     private final KeyLayout layout;
+    private final RedisConnector connector;
     private final String endpoint;
-    private final ClientResources resources;
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
     private final StatefulRedisConnection<String, String> batchConnection;
     private final RedisAsyncCommands<String, String> commands;
     private final RedisAsyncCommands<String, String> batchCommands;
     private final ReentrantLock batchLock = new ReentrantLock();
-    private final Scripts scripts;
+    private final ScriptRunner scripts;
     private final Executor completions;
     private final LockClient locks;
     private final String retentionMillis;
     private final long syncWaitNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisQuotaService(QuotaConfig config, String endpoint, ClientResources resources, RedisClient client,
-                              StatefulRedisConnection<String, String> connection,
+    private RedisQuotaService(QuotaConfig config, RedisConnector connector, StatefulRedisConnection<String, String> connection,
                               StatefulRedisConnection<String, String> batchConnection, LockClient locks) {
         this.config = config;
-        this.layout = new KeyLayout(config.partitions());
-        this.endpoint = endpoint;
-        this.resources = resources;
-        this.client = client;
-        this.connection = connection;
+        this.layout = config.layout();
+        this.connector = connector;
+        this.endpoint = connector.endpoint();
         this.batchConnection = batchConnection;
         this.commands = connection.async();
         this.batchCommands = batchConnection.async();
-        this.scripts = new Scripts(commands);
-        this.completions = resources.eventExecutorGroup();
+        this.scripts = new ScriptRunner(commands);
+        this.completions = connector.executors();
         this.locks = locks;
         this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
         // A call is at most EVALSHA, SCRIPT LOAD, EVALSHA, each bounded by the request timeout.
@@ -98,59 +85,36 @@ final class RedisQuotaService implements QuotaService {
     }
 
     static RedisQuotaService open(QuotaConfig config) {
-        RedisURI uri;
-        try {
-            uri = RedisURI.create(config.endpoint());
-        } catch (RuntimeException e) {
-            throw new QuotaException(Reason.CONFIGURATION, "invalid quota configuration: "
-                    + QuotaConfig.PREFIX + "endpoint is not a Redis URI: " + e.getMessage(), e);
-        }
-        uri.setTimeout(config.connectTimeout());
-        String endpoint = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort()
-                + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-                .nettyCustomizer(new NettyCustomizer() {
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        // Deductions from many threads queue on the I/O thread one write task each;
-                        // flush once per batch of tasks rather than once per deduction.
-                        channel.pipeline().addFirst(new FlushConsolidationHandler(
-                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-                    }
-                })
-                .build();
-        RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(config.requestTimeout()))
-                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
-                .build());
+        RedisConnector connector = RedisConnector.create(config);
+        String endpoint = connector.endpoint();
         LockClient locks = null;
         try {
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-            StatefulRedisConnection<String, String> connection = client.connectAsync(StringCodec.UTF8, uri)
-                    .toCompletableFuture().get(left(deadline), TimeUnit.NANOSECONDS);
-            StatefulRedisConnection<String, String> batch = client.connectAsync(StringCodec.UTF8, uri)
-                    .toCompletableFuture().get(left(deadline), TimeUnit.NANOSECONDS);
+            StatefulRedisConnection<String, String> connection = connector.connectAsync()
+                    .get(left(deadline), TimeUnit.NANOSECONDS);
+            StatefulRedisConnection<String, String> batch = connector.connectAsync()
+                    .get(left(deadline), TimeUnit.NANOSECONDS);
             batch.setAutoFlushCommands(false);
-            new Scripts(connection.async()).loadAll().get(left(deadline), TimeUnit.NANOSECONDS);
+            connector.checkEvictionPolicy(connection.async().info("memory").get(left(deadline), TimeUnit.NANOSECONDS));
+            new ScriptRunner(connection.async()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
             locks = createLocks(config);
-            return new RedisQuotaService(config, endpoint, resources, client, connection, batch, locks);
+            return new RedisQuotaService(config, connector, connection, batch, locks);
         } catch (InterruptedException e) {
-            shutdown(client, resources, locks);
+            shutdown(connector, locks);
             throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
         } catch (TimeoutException e) {
-            shutdown(client, resources, locks);
+            shutdown(connector, locks);
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + " and load the"
                     + " scripts within " + config.connectTimeout().toMillis() + " ms", e);
         } catch (QuotaException e) {
-            shutdown(client, resources, locks);
+            shutdown(connector, locks);
             throw e;
         } catch (ExecutionException | RuntimeException e) {
-            shutdown(client, resources, locks);
+            shutdown(connector, locks);
             Throwable cause = Errors.unwrap(e);
+            if (cause instanceof QuotaException q) {
+                throw q;
+            }
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
                     + " and load the scripts (Redis 7 or later is needed): " + cause.getMessage(), cause);
         }
@@ -187,7 +151,7 @@ final class RedisQuotaService implements QuotaService {
         }
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.journal(p)};
-        return await(decode(scripts.run(commands, Scripts.Script.OPEN, keys, account, Long.toString(initialQuota),
+        return await(decode(scripts.run(commands, Scripts.of(Scripts.Script.OPEN), keys, account, Long.toString(initialQuota),
                 layout.markerValue()), account, -1), "open " + account);
     }
 
@@ -212,7 +176,7 @@ final class RedisQuotaService implements QuotaService {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
                 layout.journal(p)};
-        return await(decode(scripts.run(commands, Scripts.Script.CREDIT, keys, account, Long.toString(amount),
+        return await(decode(scripts.run(commands, Scripts.of(Scripts.Script.CREDIT), keys, account, Long.toString(amount),
                 requestId, kind.wireName(), retentionMillis, layout.markerValue()), account, -1),
                 kind.wireName() + " " + account);
     }
@@ -289,7 +253,7 @@ final class RedisQuotaService implements QuotaService {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account)};
         String marker = layout.marker(p);
-        CompletableFuture<OptionalLong> call = scripts.run(commands, Scripts.Script.BALANCE, keys, account,
+        CompletableFuture<OptionalLong> call = scripts.run(commands, Scripts.of(Scripts.Script.BALANCE), keys, account,
                 layout.markerValue()).thenApply(reply -> Replies.balance(reply, account, marker));
         return await(call, "read the balance of " + account);
     }
@@ -350,12 +314,13 @@ final class RedisQuotaService implements QuotaService {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        shutdown(client, resources, locks);
+        shutdown(connector, locks);
     }
 
     @Override
     public String toString() {
-        return "QuotaService[" + endpoint + ", partitions=" + layout.partitions() + ", lock=" + config.lock().wireName() + "]";
+        return "QuotaService[" + endpoint + (layout.namespace().isEmpty() ? "" : ", namespace=" + layout.namespace())
+                + ", partitions=" + layout.partitions() + ", lock=" + config.lock().wireName() + "]";
     }
 
     // ---- plumbing ----
@@ -389,7 +354,7 @@ final class RedisQuotaService implements QuotaService {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
                 layout.journal(p)};
-        return decode(scripts.run(via, Scripts.Script.DEDUCT, keys, account, Long.toString(amount), requestId, token,
+        return decode(scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId, token,
                 retentionMillis, layout.markerValue()), account, tokenValue);
     }
 
@@ -442,7 +407,7 @@ final class RedisQuotaService implements QuotaService {
         return Math.max(0, deadline - System.nanoTime());
     }
 
-    private static void shutdown(RedisClient client, ClientResources resources, LockClient locks) {
+    private static void shutdown(RedisConnector connector, LockClient locks) {
         if (locks != null) {
             try {
                 locks.close();
@@ -450,17 +415,6 @@ final class RedisQuotaService implements QuotaService {
                 log.warn("closing the lock client failed", e);
             }
         }
-        try {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        } catch (RuntimeException e) {
-            log.warn("closing the Redis client failed", e);
-        }
-        try {
-            resources.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            log.warn("shutting the Redis client's threads down failed", e);
-        }
+        connector.close();
     }
 }

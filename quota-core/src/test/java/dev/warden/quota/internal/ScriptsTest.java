@@ -1,5 +1,7 @@
 package dev.warden.quota.internal;
 
+import dev.warden.quota.spi.KeyLayout;
+
 import dev.warden.quota.QuotaService;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
@@ -77,14 +79,14 @@ class ScriptsTest {
     Object deduct(String acct, String amount, String req, String token) {
         int p = LAYOUT.partition(acct);
         return server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
-                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + req, LAYOUT.journal(p),
+                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + acct + ":" + req, LAYOUT.journal(p),
                 acct, amount, req, token, "60000", MARKER);
     }
 
     Object credit(String acct, String amount, String req, String kind) {
         int p = LAYOUT.partition(acct);
         return server().command("EVALSHA", Scripts.digest(Scripts.Script.CREDIT), "4", LAYOUT.marker(p),
-                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + req, LAYOUT.journal(p),
+                LAYOUT.base(p) + ":acct:" + acct, LAYOUT.base(p) + ":req:" + acct + ":" + req, LAYOUT.journal(p),
                 acct, amount, req, kind, "60000", MARKER);
     }
 
@@ -176,11 +178,11 @@ class ScriptsTest {
         int p = LAYOUT.partition(account);
         int other = (p + 1) % LAYOUT.partitions();
         Object reply = server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
-                LAYOUT.base(p) + ":acct:someone-else", LAYOUT.base(p) + ":req:" + request, LAYOUT.journal(p),
+                LAYOUT.base(p) + ":acct:someone-else", LAYOUT.base(p) + ":req:" + account + ":" + request, LAYOUT.journal(p),
                 account, "5", request, "-", "60000", MARKER);
         assertThat(reply).isEqualTo(List.of("invalid_argument", "keys"));
         reply = server().command("EVALSHA", Scripts.digest(Scripts.Script.DEDUCT), "4", LAYOUT.marker(p),
-                LAYOUT.base(p) + ":acct:" + account, LAYOUT.base(p) + ":req:" + request, LAYOUT.journal(other),
+                LAYOUT.base(p) + ":acct:" + account, LAYOUT.base(p) + ":req:" + account + ":" + request, LAYOUT.journal(other),
                 account, "5", request, "-", "60000", MARKER);
         assertThat(reply).isEqualTo(List.of("invalid_argument", "keys"));
         assertThat(state()).isEqualTo(before);
@@ -218,13 +220,13 @@ class ScriptsTest {
     }
 
     @Test
-    @DisplayName("each script declares its flags in a Redis 7 shebang; only the reads (balance, ledger snapshot) are no-writes")
+    @DisplayName("each script declares its flags in a Redis 7 shebang; only the read (balance) is no-writes")
     void shebangs() {
         for (Scripts.Script script : Scripts.Script.values()) {
             String firstLine = Scripts.source(script).lines().findFirst().orElseThrow();
             assertThat(firstLine).startsWith("#!lua flags=").doesNotContain("allow-oom");
             assertThat(firstLine.contains("no-writes"))
-                    .isEqualTo(script == Scripts.Script.BALANCE || script == Scripts.Script.LEDGER_SNAPSHOT);
+                    .isEqualTo(script == Scripts.Script.BALANCE);
         }
     }
 }

@@ -1,0 +1,70 @@
+package dev.warden.quota.spi;
+
+import dev.warden.quota.InvalidIdException;
+import dev.warden.quota.InvalidIdException.Field;
+import dev.warden.quota.InvalidIdException.Problem;
+import dev.warden.quota.QuotaService;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Checks account and request ids the way the scripts do (they check again, independently): 1..128
+ * bytes of UTF-8, no control character (C0, DEL or C1: U+0000..U+001F, U+007F..U+009F), no {@code :},
+ * <code>{</code> or <code>}</code>.
+ */
+public final class Ids {
+
+    private Ids() {
+    }
+
+    /**
+     * @throws InvalidIdException when {@code id} cannot be used
+     * @throws NullPointerException when it is null
+     */
+    public static String check(Field field, String id) {
+        if (id == null) {
+            throw new NullPointerException(field == Field.ACCOUNT ? "account" : "requestId");
+        }
+        Problem problem = problem(id);
+        if (problem != null) {
+            throw new InvalidIdException(field, problem, (field == Field.ACCOUNT ? "account id" : "request id") + " '"
+                    + shown(id) + "' is invalid: " + problem + " (ids are 1.." + QuotaService.MAX_ID_BYTES
+                    + " bytes of UTF-8, without control characters (U+0000..U+001F, U+007F..U+009F), ':', '{' or '}')");
+        }
+        return id;
+    }
+
+    public static Problem problem(String id) {
+        if (id.isEmpty()) {
+            return Problem.EMPTY;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= id.length() || !Character.isLowSurrogate(id.charAt(i + 1))) {
+                    return Problem.MALFORMED;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return Problem.MALFORMED;
+            } else if (Character.isISOControl(c)) {
+                return Problem.CONTROL_CHARACTER;
+            } else if (c == ':' || c == '{' || c == '}') {
+                return Problem.RESERVED_CHARACTER;
+            }
+        }
+        if (id.getBytes(StandardCharsets.UTF_8).length > QuotaService.MAX_ID_BYTES) {
+            return Problem.TOO_LONG;
+        }
+        return null;
+    }
+
+    private static String shown(String id) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < id.length() && i < 64; i++) {
+            char c = id.charAt(i);
+            b.append(Character.isISOControl(c) || Character.isSurrogate(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+        }
+        return id.length() > 64 ? b + "..." : b.toString();
+    }
+}

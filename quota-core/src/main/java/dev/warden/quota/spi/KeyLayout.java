@@ -1,0 +1,132 @@
+package dev.warden.quota.spi;
+
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+/**
+ * Where an account's data lives. Partition {@code N} = CRC-32 of the account id's UTF-8 bytes
+ * modulo the partition count: stable across JVMs and versions. Every key of one script call
+ * carries the same hash tag <code>{p&lt;N&gt;}</code>, so the call touches one Redis Cluster slot.
+ * A namespace, when set, prefixes every key ({@code <namespace>:quota:...}), so tenants sharing one
+ * Redis never see each other's keys.
+ *
+ * <pre>
+ *   quota:{pN}:marker                        partition marker, value "warden-quota partitions=&lt;count&gt;"
+ *   quota:{pN}:acct:&lt;account&gt;                hash: balance, fence
+ *   quota:{pN}:req:&lt;account&gt;:&lt;requestId&gt;    idempotency record (PX retention): request ids are unique per account
+ *   quota:{pN}:journal                       stream of applied changes
+ * </pre>
+ * Ids never contain {@code :}, <code>{</code> or <code>}</code>, so {@code <account>:<requestId>} is
+ * unambiguous and no id can forge another partition's hash tag.
+ */
+public final class KeyLayout {
+
+    private final String namespace;
+    private final String prefix;
+    private final int partitions;
+
+    /** Without a namespace: the keys start with {@code quota:}. */
+    public KeyLayout(int partitions) {
+        this("", partitions);
+    }
+
+    /**
+     * @param namespace empty, or what {@link QuotaConfig} accepts: letters, digits, {@code . _ - :}
+     */
+    public KeyLayout(String namespace, int partitions) {
+        if (partitions < 1 || partitions > 16384) {
+            throw new IllegalArgumentException("partitions must be 1..16384, was " + partitions);
+        }
+        String problem = QuotaConfig.namespaceProblem(namespace);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        this.namespace = namespace;
+        this.prefix = namespace.isEmpty() ? "" : namespace + ":";
+        this.partitions = partitions;
+    }
+
+    public int partitions() {
+        return partitions;
+    }
+
+    /** The namespace, empty when none. */
+    public String namespace() {
+        return namespace;
+    }
+
+    /** What every key starts with: {@code <namespace>:}, or nothing. */
+    public String prefix() {
+        return prefix;
+    }
+
+    public int partition(String account) {
+        CRC32 crc = new CRC32();
+        crc.update(account.getBytes(StandardCharsets.UTF_8));
+        return (int) (crc.getValue() % partitions);
+    }
+
+    /** The value of every partition's marker: a different partition count finds a mismatch. */
+    public String markerValue() {
+        return "warden-quota partitions=" + partitions;
+    }
+
+    public String base(int partition) {
+        return prefix + "quota:{p" + partition + "}";
+    }
+
+    public String marker(int partition) {
+        return base(partition) + ":marker";
+    }
+
+    public String journal(int partition) {
+        return base(partition) + ":journal";
+    }
+
+    public String accountKey(String account) {
+        return base(partition(account)) + ":acct:" + account;
+    }
+
+    public String markerOf(String account) {
+        return marker(partition(account));
+    }
+
+    public String journalOf(String account) {
+        return journal(partition(account));
+    }
+
+    public String requestKey(String account, String requestId) {
+        return base(partition(account)) + ":req:" + account + ":" + requestId;
+    }
+
+    /** A {@code SCAN MATCH} pattern for every account key of this namespace (and no other's). */
+    public String accountPattern() {
+        return globEscaped(prefix) + "quota:{p*}:acct:*";
+    }
+
+    /** The account an account key names, or null when it is not one of this layout's account keys. */
+    public String accountOf(String key) {
+        int at = key.indexOf("}:acct:");
+        if (at < 0 || !key.startsWith(prefix + "quota:{p")) {
+            return null;
+        }
+        String account = key.substring(at + "}:acct:".length());
+        return !account.isEmpty() && Ids.problem(account) == null && key.equals(accountKey(account)) ? account : null;
+    }
+
+    /** A key of the ledger's own (not partitioned), e.g. its consumers' registry. */
+    public String ledgerKey(String name) {
+        return prefix + "quota:ledger:" + name;
+    }
+
+    private static String globEscaped(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
+    }
+}

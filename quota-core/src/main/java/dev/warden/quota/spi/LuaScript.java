@@ -1,0 +1,83 @@
+package dev.warden.quota.spi;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * One quota script as Redis runs it: its {@code #!lua} shebang line, then the shared prelude
+ * ({@code prelude.lua}: id, amount and key checks every script makes), then its body. The digest is
+ * computed here, so a call is always an {@code EVALSHA}.
+ */
+public final class LuaScript {
+
+    private static final String PRELUDE = read(LuaScript.class, "/dev/warden/quota/prelude.lua");
+
+    private final String name;
+    private final String source;
+    private final String digest;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.digest = sha1(source);
+    }
+
+    /**
+     * @param anchor   a class whose module holds the resource
+     * @param resource an absolute resource path, e.g. {@code /dev/warden/quota/deduct.lua}
+     * @throws IllegalStateException when it is missing or does not start with a {@code #!lua} line
+     */
+    public static LuaScript load(Class<?> anchor, String resource) {
+        String body = read(anchor, resource);
+        int firstLine = body.indexOf('\n');
+        if (!body.startsWith("#!lua") || firstLine < 0) {
+            throw new IllegalStateException(resource + " must start with a #!lua shebang line");
+        }
+        String name = resource.substring(resource.lastIndexOf('/') + 1);
+        return new LuaScript(name, body.substring(0, firstLine + 1) + PRELUDE + body.substring(firstLine + 1));
+    }
+
+    /** The file name, for messages. */
+    public String name() {
+        return name;
+    }
+
+    /** The full source, as sent with {@code SCRIPT LOAD}. */
+    public String source() {
+        return source;
+    }
+
+    /** The SHA-1 digest {@code EVALSHA} names. */
+    public String digest() {
+        return digest;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    private static String read(Class<?> anchor, String resource) {
+        try (InputStream in = anchor.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script resource " + resource, e);
+        }
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is not available", e);
+        }
+    }
+}

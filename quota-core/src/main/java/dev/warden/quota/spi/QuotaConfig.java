@@ -1,0 +1,199 @@
+package dev.warden.quota.spi;
+
+import dev.warden.quota.QuotaException;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The quota engine's settings ({@code warden.quota.*}), checked up front; every problem is reported
+ * in one exception. Shared by the engine and the ledger, which connect to the same Redis.
+ */
+public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
+                          Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
+                          boolean allowEviction, Map<String, Object> lockSettings) {
+
+    public static final String PREFIX = "warden.quota.";
+    private static final String LOCK_PREFIX = "warden.lock.";
+    private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
+            "request-timeout", "connect-timeout", "lock", "lock-wait", "allow-eviction");
+    private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
+    private static final int MAX_NAMESPACE = 64;
+    private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
+
+    /** Which lock {@code charge} takes. */
+    public enum LockChoice {
+        NONE, REDIS, ETCD, ZOOKEEPER;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public static QuotaConfig from(Properties properties) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (String name : properties.stringPropertyNames()) {
+            map.put(name, properties.getProperty(name));
+        }
+        return from(map);
+    }
+
+    public static QuotaConfig from(Map<String, ?> settings) {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> own = new LinkedHashMap<>();
+        Map<String, Object> lockSettings = new LinkedHashMap<>();
+        Set<String> unknown = new TreeSet<>();
+        settings.forEach((key, value) -> {
+            if (key == null || value == null) {
+                return;
+            }
+            if (key.startsWith(PREFIX)) {
+                String name = key.substring(PREFIX.length());
+                if (KEYS.contains(name)) {
+                    own.put(name, value instanceof Duration d ? d.toString() : value.toString().trim());
+                } else {
+                    unknown.add(key);
+                }
+            } else if (key.startsWith(LOCK_PREFIX)) {
+                lockSettings.put(key, value);
+            }
+        });
+        unknown.forEach(k -> problems.add("unknown setting " + k + " (known: " + new TreeSet<>(KEYS) + ")"));
+
+        String endpoint = own.get("endpoint");
+        if (endpoint == null || endpoint.isEmpty()) {
+            problems.add(PREFIX + "endpoint is required, e.g. redis://127.0.0.1:6379");
+        } else if (!endpoint.startsWith("redis://") && !endpoint.startsWith("rediss://")) {
+            problems.add(PREFIX + "endpoint '" + endpoint + "' is not a redis:// or rediss:// URI");
+        }
+        String namespace = own.getOrDefault("namespace", "");
+        String nsProblem = namespaceProblem(namespace);
+        if (nsProblem != null) {
+            problems.add(PREFIX + nsProblem);
+        }
+        boolean allowEviction = false;
+        if (own.containsKey("allow-eviction")) {
+            String v = own.get("allow-eviction").toLowerCase(Locale.ROOT);
+            if (v.equals("true") || v.equals("false")) {
+                allowEviction = v.equals("true");
+            } else {
+                problems.add(PREFIX + "allow-eviction '" + own.get("allow-eviction") + "' is not true or false");
+            }
+        }
+        int partitions = 16;
+        if (own.containsKey("partitions")) {
+            try {
+                partitions = Integer.parseInt(own.get("partitions"));
+                if (partitions < 1 || partitions > 16384) {
+                    problems.add(PREFIX + "partitions must be 1..16384, was " + partitions);
+                }
+            } catch (NumberFormatException e) {
+                problems.add(PREFIX + "partitions '" + own.get("partitions") + "' is not a whole number");
+            }
+        }
+        Duration retention = duration(own, "idempotency-retention", Duration.ofHours(24), problems);
+        Duration requestTimeout = duration(own, "request-timeout", Duration.ofSeconds(5), problems);
+        Duration connectTimeout = duration(own, "connect-timeout", Duration.ofSeconds(5), problems);
+        Duration lockWait = duration(own, "lock-wait", Duration.ofSeconds(10), problems);
+        LockChoice lock = LockChoice.NONE;
+        if (own.containsKey("lock")) {
+            try {
+                lock = LockChoice.valueOf(own.get("lock").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problems.add(PREFIX + "lock '" + own.get("lock") + "' is not one of none, redis, etcd, zookeeper");
+            }
+        }
+        if (lock != LockChoice.NONE) {
+            Object backend = lockSettings.get(LOCK_PREFIX + "backend");
+            if (backend == null) {
+                lockSettings.put(LOCK_PREFIX + "backend", lock.wireName());
+            } else if (!backend.toString().trim().equalsIgnoreCase(lock.wireName())) {
+                problems.add(LOCK_PREFIX + "backend '" + backend + "' contradicts " + PREFIX + "lock '" + lock.wireName() + "'");
+            }
+            if (!lockSettings.containsKey(LOCK_PREFIX + "endpoints")) {
+                if (lock == LockChoice.REDIS && endpoint != null) {
+                    lockSettings.put(LOCK_PREFIX + "endpoints", endpoint);
+                } else if (lock != LockChoice.REDIS) {
+                    problems.add(LOCK_PREFIX + "endpoints is required for the " + lock.wireName() + " lock");
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new QuotaException(QuotaException.Reason.CONFIGURATION,
+                    "invalid quota configuration: " + String.join("; ", problems));
+        }
+        return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
+                allowEviction, Map.copyOf(lockSettings));
+    }
+
+    /** The key layout these settings describe. */
+    public KeyLayout layout() {
+        return new KeyLayout(namespace, partitions);
+    }
+
+    /**
+     * Null when {@code namespace} may prefix the quota keys (empty, or 1..64 letters, digits,
+     * {@code . _ -} in {@code :}-separated words); else what is wrong. Braces would forge a Cluster hash
+     * tag and glob characters would widen the reconciler's scan, so neither is allowed.
+     */
+    static String namespaceProblem(String namespace) {
+        if (namespace == null) {
+            return "namespace must not be null";
+        }
+        if (namespace.isEmpty()) {
+            return null;
+        }
+        if (namespace.length() > MAX_NAMESPACE || !NAMESPACE.matcher(namespace).matches()) {
+            return "namespace '" + (namespace.length() > MAX_NAMESPACE ? namespace.substring(0, MAX_NAMESPACE) + "..." : namespace)
+                    + "' is invalid: 1.." + MAX_NAMESPACE + " letters, digits, '.', '_' or '-', in words separated by ':'";
+        }
+        return null;
+    }
+
+    private static Duration duration(Map<String, String> own, String name, Duration fallback, List<String> problems) {
+        String text = own.get(name);
+        if (text == null) {
+            return fallback;
+        }
+        Duration d = parseDuration(text);
+        if (d == null) {
+            problems.add(PREFIX + name + " '" + text + "' is not a duration (write 500ms, 30s, 2m, 1h, 1d or PT30S)");
+            return fallback;
+        }
+        if (d.isNegative() || d.isZero() || d.toMillis() < 1) {
+            problems.add(PREFIX + name + " must be at least 1ms, was " + text);
+            return fallback;
+        }
+        return d;
+    }
+
+    public static Duration parseDuration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        Matcher m = SHORT.matcher(t);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(text.trim());
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.quota.EntryKind;
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.ledger.JournalTail.Change;
+import dev.warden.quota.ledger.internal.EntryId;
+import dev.warden.quota.ledger.internal.JournalStreams;
+import dev.warden.quota.ledger.internal.LedgerScripts;
+import dev.warden.quota.spi.KeyLayout;
+import io.lettuce.core.StreamMessage;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Compares a group of accounts of one partition: each account's Redis balance against the
+ * database's balance plus the changes of its journal entries not yet in the database. The figures
+ * are taken so that traffic during the comparison does not show as drift: the group's balances are
+ * read in one script together with the journal's last id and the server's time; the journal tail is
+ * extended to that id; then the database is read in one repeatable-read transaction. Entries the
+ * database holds beyond the snapshot (appended after it, and persisted already) are taken back out,
+ * and tail entries the database holds by then are not counted twice.
+ *
+ * <p>Used by one reconciliation run on one thread.
+ */
+final class AccountComparison {
+
+    /** What the snapshot script found, and the drifts. */
+    record Result(boolean markerMissing, List<ReconciliationReport.Drift> drifted, long unpersisted) {
+    }
+
+    private static final int PAGE = 1000;
+
+    private final KeyLayout layout;
+    private final JournalStreams streams;
+    private final long waitMillis;
+
+    AccountComparison(KeyLayout layout, JournalStreams streams, long waitMillis) {
+        this.layout = layout;
+        this.streams = streams;
+        this.waitMillis = waitMillis;
+    }
+
+    Result compare(Connection c, int p, List<String> accounts, JournalTail tail) throws SQLException {
+        String stream = layout.journal(p);
+        List<Object> reply = snapshot(p, accounts);
+        boolean markerMissing = "no_marker".equals(reply.get(0));
+        EntryId last = EntryId.parse((String) reply.get(1));
+        long snapshotMs = Long.parseLong((String) reply.get(2));
+        Map<String, OptionalLong> redis = new HashMap<>();
+        for (int i = 0; i < accounts.size(); i++) {
+            String b = (String) reply.get(3 + i);
+            redis.put(accounts.get(i), b.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(b)));
+        }
+        tail.extendTo(last);
+        Set<EntryId> appended = appendedAfter(stream, last);
+        Map<String, List<Change>> inFlight = new HashMap<>();
+        EntryId window = last;
+        for (String a : accounts) {
+            List<Change> changes = tail.take(a);
+            if (!changes.isEmpty()) {
+                inFlight.put(a, changes);
+                for (Change ch : changes) {
+                    window = ch.id().compareTo(window) < 0 ? ch.id() : window;
+                }
+            }
+        }
+
+        List<ReconciliationReport.Drift> drifted = new ArrayList<>();
+        long unpersisted = 0;
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        c.setReadOnly(true);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try {
+            Map<String, Long> balances = balances(c, accounts);
+            Set<EntryId> persisted = new HashSet<>();
+            Map<String, List<Change>> afterSnapshot = new HashMap<>();
+            persistedSince(c, stream, accounts, window, last, snapshotMs, appended, persisted, afterSnapshot);
+            c.commit();
+            for (String a : accounts) {
+                OptionalLong inRedis = redis.get(a);
+                Long db = balances.get(a);
+                // The database as of the snapshot: take out what it applied beyond the snapshot's last id.
+                boolean exists = db != null;
+                long base = db == null ? 0 : db;
+                List<Change> after = afterSnapshot.getOrDefault(a, List.of());
+                boolean moving = !after.isEmpty();
+                if (after.stream().anyMatch(ch -> ch.kind() == EntryKind.OPEN)) {
+                    exists = false; // opened after the snapshot
+                    base = 0;
+                } else {
+                    for (Change ch : after) {
+                        base -= ch.delta();
+                    }
+                }
+                long pendingSum = 0;
+                boolean expectedExists = exists;
+                long expected = base;
+                for (Change ch : inFlight.getOrDefault(a, List.of())) {
+                    if (persisted.contains(ch.id()) || ch.id().compareTo(last) > 0) {
+                        continue; // in the database by now, or appended after the balance was read
+                    }
+                    unpersisted++;
+                    moving = true;
+                    if (ch.kind() == EntryKind.OPEN) {
+                        expectedExists = true;
+                        expected = ch.amount();
+                        pendingSum += ch.amount();
+                    } else {
+                        expected += ch.delta();
+                        pendingSum += ch.delta();
+                    }
+                }
+                OptionalLong exp = expectedExists ? OptionalLong.of(expected) : OptionalLong.empty();
+                if (!exp.equals(inRedis)) {
+                    drifted.add(new ReconciliationReport.Drift(a, p, inRedis,
+                            db == null ? OptionalLong.empty() : OptionalLong.of(db), pendingSum, exp,
+                            inRedis.orElse(0) - exp.orElse(0), !moving));
+                }
+            }
+        } finally {
+            try {
+                c.rollback();
+                c.setReadOnly(false);
+                c.setAutoCommit(auto);
+            } catch (SQLException ignored) {
+                // read-only work; the pool resets the connection anyway
+            }
+        }
+        return new Result(markerMissing, drifted, unpersisted);
+    }
+
+    /** Ids appended after the snapshot's last id (read right after it; trimming may remove some, the time rule covers them). */
+    private Set<EntryId> appendedAfter(String stream, EntryId last) {
+        Set<EntryId> ids = new HashSet<>();
+        String start = "(" + last;
+        while (true) {
+            JournalStreams.Page page = streams.from(stream, start, PAGE);
+            for (StreamMessage<String, String> m : page.entries()) {
+                ids.add(EntryId.parse(m.getId()));
+                start = "(" + m.getId();
+            }
+            if (!page.more()) {
+                return ids;
+            }
+        }
+    }
+
+    /**
+     * The database's rows of the group's accounts in this stream from {@code window} on: their positions
+     * (persisted), and per account those appended after the snapshot. A row counts as appended after it
+     * when its id is beyond the snapshot's last id and it was either seen in the stream just after, or
+     * stamped at or after the snapshot's time: a row of an earlier life of the stream (before Redis lost
+     * its data) is neither.
+     */
+    private static void persistedSince(Connection c, String stream, List<String> accounts, EntryId window, EntryId last,
+                                       long snapshotMs, Set<EntryId> appended, Set<EntryId> persisted,
+                                       Map<String, List<Change>> afterSnapshot) throws SQLException {
+        String in = "?, ".repeat(accounts.size() - 1) + "?";
+        for (String table : List.of("ledger_entries", "ledger_compensations")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT account, kind, amount, entry_ms, entry_seq FROM "
+                    + table + " WHERE stream = ? AND entry_ms >= ? AND account IN (" + in + ")")) {
+                ps.setString(1, stream);
+                ps.setLong(2, window.ms());
+                for (int i = 0; i < accounts.size(); i++) {
+                    ps.setString(3 + i, accounts.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        EntryId id = new EntryId(rs.getLong(4), rs.getLong(5));
+                        persisted.add(id);
+                        if (id.compareTo(last) > 0 && (appended.contains(id) || Long.compareUnsigned(id.ms(), snapshotMs) >= 0)) {
+                            String account = rs.getString(1);
+                            EntryKind kind = EntryKind.fromWireName(rs.getString(2));
+                            long amount = rs.getLong(3);
+                            afterSnapshot.computeIfAbsent(account, k -> new ArrayList<>()).add(
+                                    new Change(account, kind, JournalTail.delta(kind, amount), amount, id));
+                        }
+                    }
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT entry_ms, entry_seq FROM ledger_quarantine"
+                + " WHERE stream = ? AND entry_ms >= ?")) {
+            ps.setString(1, stream);
+            ps.setLong(2, window.ms());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    persisted.add(new EntryId(rs.getLong(1), rs.getLong(2)));
+                }
+            }
+        }
+    }
+
+    private static Map<String, Long> balances(Connection c, List<String> accounts) throws SQLException {
+        Map<String, Long> balances = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT account, balance FROM ledger_accounts WHERE account IN ("
+                + "?, ".repeat(accounts.size() - 1) + "?)")) {
+            for (int i = 0; i < accounts.size(); i++) {
+                ps.setString(1 + i, accounts.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    balances.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return balances;
+    }
+
+    private List<Object> snapshot(int p, List<String> accounts) {
+        String[] keys = new String[2 + accounts.size()];
+        String[] args = new String[1 + accounts.size()];
+        keys[0] = layout.marker(p);
+        keys[1] = layout.journal(p);
+        args[0] = layout.markerValue();
+        for (int i = 0; i < accounts.size(); i++) {
+            keys[2 + i] = layout.accountKey(accounts.get(i));
+            args[1 + i] = accounts.get(i);
+        }
+        List<Object> reply;
+        try {
+            reply = streams.scripts().run(LedgerScripts.SNAPSHOT, keys, args).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while reading partition " + p, e);
+        } catch (TimeoutException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis did not answer reading partition " + p + " in time", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r
+                    : new QuotaException(Reason.UNAVAILABLE, "Redis failed reading partition " + p, e.getCause());
+        }
+        if (reply.size() != 3 + accounts.size() || "invalid_argument".equals(reply.get(0))) {
+            throw new QuotaException(Reason.PROTOCOL, "unexpected snapshot reply " + reply);
+        }
+        return reply;
+    }
+}

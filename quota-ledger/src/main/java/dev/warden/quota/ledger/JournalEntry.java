@@ -1,0 +1,57 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.quota.EntryKind;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * One entry of a partition's journal stream, as the quota scripts wrote it.
+ *
+ * @param partition    the partition whose stream holds it
+ * @param stream       the stream's key, {@code quota:{pN}:journal}
+ * @param entryId      the stream entry id, {@code <ms>-<seq>}
+ * @param account      the account changed
+ * @param kind         what the change was
+ * @param amount       the amount in minor units (an opening may be 0)
+ * @param requestId    the caller's request id; empty for an opening, which has none
+ * @param balanceAfter the account's balance in Redis right after the change
+ * @param token        the fencing token of a fenced deduction, empty when none
+ */
+public record JournalEntry(int partition, String stream, String entryId, String account, EntryKind kind, long amount,
+                           String requestId, long balanceAfter, OptionalLong token) {
+
+    public JournalEntry {
+        Objects.requireNonNull(stream, "stream");
+        Objects.requireNonNull(entryId, "entryId");
+        Objects.requireNonNull(account, "account");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(token, "token");
+    }
+
+    /**
+     * The ledger's key for this entry: (account, request id). Request ids are unique per account; an
+     * opening has the empty request id (an account is opened once).
+     */
+    public Key key() {
+        return new Key(account, requestId);
+    }
+
+    /** (account, request id): the primary key of {@code ledger_entries}. */
+    public record Key(String account, String requestId) {
+        public Key {
+            Objects.requireNonNull(account, "account");
+            Objects.requireNonNull(requestId, "requestId");
+        }
+    }
+
+    /** The change to the balance: +amount for top-ups and refunds, −amount for deductions, 0 for an opening. */
+    public long delta() {
+        return switch (kind) {
+            case OPEN -> 0;
+            case DEDUCT -> -amount;
+            case TOPUP, REFUND -> amount;
+        };
+    }
+}

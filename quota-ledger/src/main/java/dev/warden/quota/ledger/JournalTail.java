@@ -1,0 +1,129 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.quota.EntryKind;
+import dev.warden.quota.ledger.internal.EntryId;
+import dev.warden.quota.ledger.internal.JournalStreams;
+import io.lettuce.core.StreamMessage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The part of one partition's journal that may not be in the database yet, as reconciliation reads
+ * it: from the group's oldest pending entry (or the first undelivered one) on, by account. Read once
+ * per partition per run and extended as snapshots move on, so a run reads each entry once; its size
+ * is the ledger's backlog (the journal is trimmed below it) plus what arrives during the run. Whether
+ * an entry is in the database after all is decided against the database, not here.
+ *
+ * <p>Used by one reconciliation run on one thread.
+ */
+final class JournalTail {
+
+    /** One journal entry's effect on its account. */
+    record Change(String account, EntryKind kind, long delta, long amount, EntryId id) {
+    }
+
+    private static final int PAGE = 1000;
+
+    private final JournalStreams streams;
+    private final String stream;
+    private final Map<String, List<Change>> byAccount = new HashMap<>();
+    private EntryId oldest;
+    private String next; // where the next read starts: '-', an id, or '(id' after the last one read
+    private long size;
+
+    private JournalTail(JournalStreams streams, String stream) {
+        this.streams = streams;
+        this.stream = stream;
+    }
+
+    /** Reads the stream from where the group's unacknowledged entries begin up to its end now. */
+    static JournalTail open(JournalStreams streams, String stream) {
+        JournalTail tail = new JournalTail(streams, stream);
+        String delivered = streams.lastDelivered(stream);
+        Set<String> pending = delivered == null ? Set.of() : streams.pendingIds(stream, PAGE);
+        EntryId start = null;
+        for (String id : pending) {
+            EntryId e = EntryId.parse(id);
+            start = start == null || e.compareTo(start) < 0 ? e : start;
+        }
+        EntryId deliveredId = delivered == null ? null : EntryId.parse(delivered);
+        tail.next = start != null ? start.toString() : deliveredId != null ? "(" + delivered : "-";
+        // Acknowledged entries up to the last delivered id are in the database: of those, only pending ones count.
+        tail.read(null, id -> deliveredId == null || id.compareTo(deliveredId) > 0 || pending.contains(id.toString()));
+        return tail;
+    }
+
+    /** Reads what was appended since, up to and including {@code upTo} (a snapshot's last id). */
+    void extendTo(EntryId upTo) {
+        read(upTo, id -> true);
+    }
+
+    /** Removes and returns the account's entries (an account is compared once per run). */
+    List<Change> take(String account) {
+        List<Change> changes = byAccount.remove(account);
+        if (changes == null) {
+            return List.of();
+        }
+        size -= changes.size();
+        return changes;
+    }
+
+    /** The oldest entry held (or read), null when none: the database is searched from its time on. */
+    EntryId oldest() {
+        return oldest;
+    }
+
+    long size() {
+        return size;
+    }
+
+    private void read(EntryId upTo, java.util.function.Predicate<EntryId> keep) {
+        while (true) {
+            JournalStreams.Page page = streams.from(stream, next, PAGE);
+            boolean passed = false;
+            for (StreamMessage<String, String> m : page.entries()) {
+                EntryId id = EntryId.parse(m.getId());
+                if (upTo != null && id.compareTo(upTo) > 0) {
+                    passed = true;
+                    break;
+                }
+                next = "(" + m.getId();
+                if (!keep.test(id)) {
+                    continue;
+                }
+                Change ch = change(m, id);
+                if (ch != null) {
+                    byAccount.computeIfAbsent(ch.account(), k -> new ArrayList<>()).add(ch);
+                    size++;
+                    oldest = oldest == null || id.compareTo(oldest) < 0 ? id : oldest;
+                }
+            }
+            if (passed || !page.more()) {
+                return;
+            }
+        }
+    }
+
+    private static Change change(StreamMessage<String, String> m, EntryId id) {
+        try {
+            Map<String, String> f = m.getBody();
+            EntryKind kind = EntryKind.fromWireName(f.get("kind"));
+            long amount = Long.parseLong(f.get("amount"));
+            return new Change(f.get("account"), kind, delta(kind, amount), amount, id);
+        } catch (RuntimeException e) {
+            return null; // malformed: the consumer quarantines it
+        }
+    }
+
+    static long delta(EntryKind kind, long amount) {
+        return switch (kind) {
+            case OPEN -> 0;
+            case DEDUCT -> -amount;
+            case TOPUP, REFUND -> amount;
+        };
+    }
+}

@@ -1,0 +1,352 @@
+package dev.warden.quota.ledger;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.quota.QuotaException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The ledger's command line: {@code schema}, {@code consume}, {@code reconcile}, {@code bootstrap},
+ * {@code quarantine}. The database is a JDBC URL (PostgreSQL in production; an H2 URL works when the H2
+ * jar is on the class path, as in the demo); its password, if any, comes from the environment
+ * variable {@code WARDEN_JDBC_PASSWORD} so it never shows in a process list.
+ *
+ * <pre>
+ * java -cp ... dev.warden.quota.ledger.LedgerCli schema --jdbc jdbc:postgresql://db/ledger?user=warden --migrate
+ * java -cp ... dev.warden.quota.ledger.LedgerCli consume --redis redis://127.0.0.1:6379 --jdbc ...   (run several: they share the partitions)
+ * java -cp ... dev.warden.quota.ledger.LedgerCli reconcile --redis ... --jdbc ... [--repair [--apply]] [--every 1h]
+ * java -cp ... dev.warden.quota.ledger.LedgerCli bootstrap --redis ... --jdbc ...
+ * </pre>
+ * Exit codes: 0 success (and, for {@code reconcile}, no drift), 1 drift found, 2 usage, 3 failure.
+ */
+@Command(name = "ledger", mixinStandardHelpOptions = true, description = "Warden quota ledger: journal consumer, "
+        + "reconciliation, schema.", subcommands = {LedgerCli.Schema.class, LedgerCli.Consume.class,
+        LedgerCli.Reconcile.class, LedgerCli.Bootstrap.class, LedgerCli.Quarantine.class})
+public final class LedgerCli implements Callable<Integer> {
+
+    private LedgerCli() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit code (for tests and embedding). */
+    public static int run(String... args) {
+        CommandLine cli = new CommandLine(new LedgerCli());
+        cli.registerConverter(Duration.class, LedgerCli::duration);
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("ledger: " + e.getMessage());
+            return e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION ? 2 : 3;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 2;
+    }
+
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})(ms|s|m|h|d)").matcher(t);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(text.trim());
+        } catch (DateTimeParseException e) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is not a duration (500ms, 30s, 2m, 1h, 1d, PT30S)");
+        }
+    }
+
+    /** The database options. */
+    static final class Database {
+        @Option(names = "--jdbc", required = true, description = "JDBC URL of the ledger database")
+        String url;
+
+        @Option(names = "--jdbc-user", description = "database user (or in the URL); password from $WARDEN_JDBC_PASSWORD")
+        String user;
+
+        @Option(names = "--pool-size", defaultValue = "4", description = "connection pool size (default ${DEFAULT-VALUE})")
+        int poolSize;
+
+        HikariDataSource open() {
+            HikariConfig c = new HikariConfig();
+            c.setJdbcUrl(url);
+            if (user != null) {
+                c.setUsername(user);
+            }
+            String password = System.getenv("WARDEN_JDBC_PASSWORD");
+            if (password != null) {
+                c.setPassword(password);
+            }
+            c.setMaximumPoolSize(poolSize);
+            c.setMinimumIdle(1);
+            c.setConnectionTimeout(5_000);
+            c.setInitializationFailTimeout(-1); // start even while the database is down: the consumer retries
+            c.setPoolName("warden-ledger");
+            return new HikariDataSource(c);
+        }
+    }
+
+    /** The Redis options. */
+    static final class Redis {
+        @Option(names = "--redis", required = true, description = "redis://host:port[/db] of the quota engine")
+        String endpoint;
+
+        @Option(names = "--namespace", description = "the quota engine's namespace (warden.quota.namespace; default none)")
+        String namespace;
+
+        @Option(names = "--partitions", defaultValue = "16", description = "the quota engine's partition count (default ${DEFAULT-VALUE})")
+        int partitions;
+
+        @Option(names = "--group", defaultValue = LedgerConsumer.DEFAULT_GROUP, description = "consumer group (default ${DEFAULT-VALUE})")
+        String group;
+
+        @Option(names = "--redis-connect-timeout", defaultValue = "5s", description = "(default ${DEFAULT-VALUE})")
+        Duration connectTimeout;
+
+        @Option(names = "--redis-timeout", defaultValue = "5s", description = "deadline of every Redis call (default ${DEFAULT-VALUE})")
+        Duration requestTimeout;
+
+        @Option(names = "--settings", description = "a properties file of warden.quota.* and warden.lock.* settings;"
+                + " the options above win over it")
+        java.nio.file.Path file;
+
+        Map<String, Object> settings() {
+            Map<String, Object> s = new HashMap<>();
+            if (file != null) {
+                java.util.Properties p = new java.util.Properties();
+                try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
+                    p.load(r);
+                } catch (java.io.IOException e) {
+                    throw new QuotaException(QuotaException.Reason.CONFIGURATION, "cannot read the settings file " + file
+                            + ": " + e.getMessage(), e);
+                }
+                p.stringPropertyNames().forEach(k -> s.put(k, p.getProperty(k)));
+            }
+            s.put("warden.quota.endpoint", endpoint);
+            s.put("warden.quota.partitions", Integer.toString(partitions));
+            s.put("warden.quota.connect-timeout", connectTimeout);
+            s.put("warden.quota.request-timeout", requestTimeout);
+            if (namespace != null) {
+                s.put("warden.quota.namespace", namespace);
+            }
+            return s;
+        }
+    }
+
+    @Command(name = "schema", description = "Print the ledger's migrations, or bring a database's schema up to"
+            + " date (--migrate).")
+    static final class Schema implements Callable<Integer> {
+        @Option(names = "--jdbc", description = "JDBC URL (required with --migrate)")
+        String url;
+
+        @Option(names = "--jdbc-user")
+        String user;
+
+        @Option(names = "--migrate", description = "apply the missing migrations (a ledger made before migrations"
+                + " existed is recognised and upgraded)")
+        boolean migrate;
+
+        @Option(names = "--dialect", defaultValue = "POSTGRESQL", description = "for printing: ${COMPLETION-CANDIDATES}")
+        Ledger.Dialect dialect;
+
+        @Override
+        public Integer call() {
+            if (!migrate) {
+                System.out.print(Ledger.schemaSql(dialect));
+                return 0;
+            }
+            if (url == null) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--migrate needs --jdbc");
+            }
+            Database db = new Database();
+            db.url = url;
+            db.user = user;
+            db.poolSize = 2; // Flyway holds a connection for its lock while it migrates on another
+            try (HikariDataSource ds = db.open()) {
+                String version = Ledger.migrate(ds);
+                Ledger.verifySchema(ds);
+                System.out.println("ledger schema at version " + version + ": " + Ledger.TABLES);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "consume", description = "Run the journal consumer until stopped (SIGTERM or Ctrl-C).")
+    static final class Consume implements Callable<Integer> {
+        @Mixin
+        Redis redis = new Redis();
+        @Mixin
+        Database database = new Database();
+
+        @Option(names = "--consumer", description = "consumer name (default <host>-<pid>)")
+        String consumer;
+
+        @Option(names = "--only", split = ",", description = "partitions this consumer may own (default all)")
+        List<Integer> only;
+
+        @Option(names = "--batch-size", defaultValue = "500")
+        int batchSize;
+
+        @Option(names = "--block", defaultValue = "1s")
+        Duration block;
+
+        @Option(names = "--sweep", defaultValue = "1s", description = "how often owned partitions are swept for"
+                + " entries left pending on other consumers (default ${DEFAULT-VALUE})")
+        Duration sweep;
+
+        @Option(names = "--rebalance", defaultValue = "2s", description = "how often consumers register and share the"
+                + " partitions (default ${DEFAULT-VALUE})")
+        Duration rebalance;
+
+        @Option(names = "--max-backoff", defaultValue = "10s")
+        Duration maxBackoff;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            try (HikariDataSource ds = database.open()) {
+                LedgerConsumer.Builder b = LedgerConsumer.builder(redis.settings(), ds).group(redis.group)
+                        .batchSize(batchSize).blockTime(block).sweepInterval(sweep).rebalanceInterval(rebalance)
+                        .retryBackoff(Duration.ofMillis(100), maxBackoff);
+                if (consumer != null) {
+                    b.consumerName(consumer);
+                }
+                if (only != null) {
+                    b.partitions(only);
+                }
+                CountDownLatch done = new CountDownLatch(1);
+                LedgerConsumer c = b.build();
+                Thread hook = new Thread(() -> {
+                    c.close();
+                    done.countDown();
+                }, "warden-ledger-shutdown");
+                Runtime.getRuntime().addShutdownHook(hook);
+                c.start();
+                System.out.println("ledger consumer " + c.consumerName() + " started; partitions are owned through "
+                        + "the lock of warden.lock.* (default: Redis on the quota endpoint)");
+                System.out.flush();
+                done.await();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "reconcile", description = "Compare Redis with the ledger; --repair rewrites Redis from the"
+            + " database for drained accounts (a dry run unless --apply); --every repeats it.")
+    static final class Reconcile implements Callable<Integer> {
+        @Mixin
+        Redis redis = new Redis();
+        @Mixin
+        Database database = new Database();
+
+        @Option(names = "--repair", description = "plan (or with --apply, make) repairs")
+        boolean repair;
+
+        @Option(names = "--apply", description = "with --repair: write Redis (default: dry run)")
+        boolean apply;
+
+        @Option(names = "--every", description = "run on a schedule until stopped, e.g. 1h")
+        Duration every;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            try (HikariDataSource ds = database.open();
+                 Reconciler r = Reconciler.create(redis.settings(), ds, redis.group)) {
+                if (every != null) {
+                    CountDownLatch forever = new CountDownLatch(1);
+                    try (AutoCloseable ignored = r.schedule(every, repair && apply, report -> {
+                        System.out.println(report);
+                        System.out.flush();
+                    })) {
+                        forever.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return 0;
+                }
+                if (repair) {
+                    RepairReport rr = r.repair(apply);
+                    System.out.println(rr.before());
+                    for (RepairReport.Repair x : rr.repairs()) {
+                        System.out.println((apply ? "repair " : "would repair ") + x.account() + ": redis "
+                                + (x.from().isPresent() ? x.from().getAsLong() : "absent") + " -> " + x.to() + " "
+                                + x.status());
+                    }
+                    for (ReconciliationReport.Drift d : rr.skipped()) {
+                        System.out.println("left alone " + d.account() + (d.drained() ? ": only Redis holds it"
+                                : ": entries in flight, check again"));
+                    }
+                    return rr.before().clean() ? 0 : 1;
+                }
+                ReconciliationReport report = r.check();
+                System.out.println(report);
+                return report.clean() ? 0 : 1;
+            }
+        }
+    }
+
+    @Command(name = "bootstrap", description = "Load the ledger's accounts into Redis after it lost its data, and"
+            + " write every partition marker. Idempotent.")
+    static final class Bootstrap implements Callable<Integer> {
+        @Mixin
+        Redis redis = new Redis();
+        @Mixin
+        Database database = new Database();
+
+        @Override
+        public Integer call() {
+            try (HikariDataSource ds = database.open();
+                 Reconciler r = Reconciler.create(redis.settings(), ds, redis.group)) {
+                BootstrapReport b = r.bootstrap();
+                System.out.println("bootstrap: " + b.accountsLoaded() + " accounts loaded, " + b.accountsPresent()
+                        + " already present, " + b.markersWritten() + " partition markers written");
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "quarantine", description = "List the quarantined journal entries.")
+    static final class Quarantine implements Callable<Integer> {
+        @Mixin
+        Database database = new Database();
+
+        @Option(names = "--all", description = "include resolved entries")
+        boolean all;
+
+        @Override
+        public Integer call() {
+            try (HikariDataSource ds = database.open()) {
+                List<QuarantinedEntry> entries = Ledger.quarantine(ds, !all);
+                for (QuarantinedEntry q : entries) {
+                    System.out.println(q.stream() + " " + q.entryId() + " " + q.reason() + " account=" + q.account()
+                            + " " + q.fields() + ": " + q.detail() + q.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
+                }
+                System.out.println(entries.size() + " quarantined entries");
+                return entries.isEmpty() ? 0 : 1;
+            }
+        }
+    }
+}

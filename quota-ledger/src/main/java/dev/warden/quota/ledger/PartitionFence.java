@@ -1,0 +1,112 @@
+package dev.warden.quota.ledger;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.OptionalLong;
+
+/**
+ * Fencing enforced at the resource: the {@code ledger_partitions} row of one partition holds the
+ * fencing token of its owner. A new owner records its token ({@link #claim}); every batch first
+ * updates the row {@code WHERE token <= <its token>} ({@link #check}) in its own transaction. A
+ * consumer that was paused and superseded finds a higher token there and its batch is refused by the
+ * database; two writers of one partition are serialised on the row's lock until commit.
+ *
+ * @param stream the partition's journal stream key
+ * @param token  the fencing token of the lease on the partition's lock
+ * @param owner  the consumer's name, for operators
+ */
+record PartitionFence(String stream, long token, String owner) {
+
+    /** A batch or a claim the database refused: a newer owner has recorded a higher token. */
+    static final class FencedOut extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        final OptionalLong recorded;
+
+        FencedOut(String stream, long token, OptionalLong recorded) {
+            super("partition " + stream + " is fenced: the ledger records token "
+                    + (recorded.isPresent() ? recorded.getAsLong() : "?") + ", this consumer holds " + token);
+            this.recorded = recorded;
+        }
+    }
+
+    private static final String ADVANCE = "UPDATE ledger_partitions SET token = ?, owner = ?,"
+            + " updated_at = CURRENT_TIMESTAMP WHERE stream = ? AND token <= ?";
+
+    /**
+     * Records this owner's token for the partition (creating the row the first time), in its own
+     * transaction.
+     *
+     * @throws FencedOut when the row holds a higher token: the lock's tokens went back (a lock backend
+     *                   that lost its data) or another lock backend was used; this lease must not write
+     */
+    void claim(Connection c) throws SQLException, FencedOut {
+        c.setAutoCommit(false);
+        try {
+            if (advance(c) == 0) {
+                Savepoint before = c.setSavepoint();
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_partitions (stream, token, owner)"
+                        + " VALUES (?, ?, ?)")) {
+                    ps.setString(1, stream);
+                    ps.setLong(2, token);
+                    ps.setString(3, owner);
+                    ps.executeUpdate();
+                    c.releaseSavepoint(before);
+                } catch (SQLException e) {
+                    if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                        throw e;
+                    }
+                    c.rollback(before); // another owner inserted it first: compare with its token
+                    if (advance(c) == 0) {
+                        throw new FencedOut(stream, token, recorded(c));
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_partitions SET claimed_at = CURRENT_TIMESTAMP"
+                    + " WHERE stream = ?")) {
+                ps.setString(1, stream);
+                ps.executeUpdate();
+            }
+            c.commit();
+        } catch (SQLException | FencedOut | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The first statement of every batch's transaction: refuses the batch when a newer owner has
+     * recorded a higher token, and otherwise holds the row's lock until the batch commits.
+     */
+    void check(Connection c) throws SQLException, FencedOut {
+        if (advance(c) == 0) {
+            throw new FencedOut(stream, token, recorded(c));
+        }
+    }
+
+    private int advance(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(ADVANCE)) {
+            ps.setLong(1, token);
+            ps.setString(2, owner);
+            ps.setString(3, stream);
+            ps.setLong(4, token);
+            return ps.executeUpdate();
+        }
+    }
+
+    private OptionalLong recorded(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT token FROM ledger_partitions WHERE stream = ?")) {
+            ps.setString(1, stream);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        }
+    }
+}

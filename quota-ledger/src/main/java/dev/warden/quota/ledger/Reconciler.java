@@ -1,0 +1,443 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.ledger.internal.JournalStreams;
+import dev.warden.quota.ledger.internal.LedgerScripts;
+import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.spi.RedisConnector;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * Compares Redis with the ledger database, repairs Redis from the database, and loads an empty Redis
+ * from the database: in bounded memory, and only within its namespace.
+ *
+ * <p><b>Check.</b> Two passes, each in pages of {@value #PAGE} accounts: the database's accounts in
+ * key order (keyset paging), then Redis's account keys of this namespace ({@code SCAN MATCH}) that the
+ * database lacks. Each page is split by partition and each part compared by {@link AccountComparison}:
+ * the Redis balance against the database's plus the changes of the account's journal entries not yet
+ * persisted (read once per partition per run, from where the consumer group's unacknowledged entries
+ * begin). Memory is a page, the journal's unpersisted tail and the first {@value #MAX_REPORTED} drifts
+ * (the rest are counted).
+ *
+ * <p><b>Repair</b> (dry run unless asked): for each drifted account with no entry in flight, sets the
+ * Redis balance to the database's (the database wins), with a compare-and-set on the balance seen,
+ * so a change landing in between is never overwritten. Accounts only Redis holds are reported, never
+ * deleted. No journal entry is written: the ledger already holds the balance.
+ *
+ * <p><b>Bootstrap</b>: after Redis lost its data, writes every database account that Redis lacks,
+ * then every partition's marker (quota-core writes a partition's marker when the first account there is
+ * opened, and a partition without one answers DATA_LOST, so bootstrap writes all of them, also for
+ * partitions that hold no account). Idempotent: accounts Redis holds are left alone. Run it before
+ * letting traffic back in; the journal consumer recreates its consumer groups by itself.
+ *
+ * <p>One run at a time per instance (its connection is confined to the running thread; methods are
+ * synchronized).
+ */
+public final class Reconciler implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+
+    /** Accounts per page of either pass. */
+    public static final int PAGE = 1000;
+    /** Drifts, repairs and skipped accounts listed in a report; the rest are counted. */
+    public static final int MAX_REPORTED = 1000;
+
+    private final KeyLayout layout;
+    private final DataSource dataSource;
+    private final RedisConnector connector;
+    private final JournalStreams streams;
+    private final RedisCommands<String, String> redis;
+    private final AccountComparison comparison;
+    private final long waitMillis;
+
+    private Reconciler(QuotaConfig config, DataSource dataSource, String group) {
+        this.layout = config.layout();
+        this.dataSource = dataSource;
+        this.connector = RedisConnector.create(config);
+        try {
+            this.streams = new JournalStreams(connector.connect(), group, null, config.requestTimeout());
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+        this.redis = streams.commands();
+        this.waitMillis = config.requestTimeout().multipliedBy(3).plusSeconds(1).toMillis();
+        this.comparison = new AccountComparison(layout, streams, waitMillis);
+    }
+
+    /** With the consumer group {@value LedgerConsumer#DEFAULT_GROUP}. */
+    public static Reconciler create(Map<String, ?> quotaSettings, DataSource dataSource) {
+        return create(quotaSettings, dataSource, LedgerConsumer.DEFAULT_GROUP);
+    }
+
+    /**
+     * @param quotaSettings the quota service's settings (endpoint, namespace, partitions, timeouts)
+     * @param group         the journal consumer's group, whose unacknowledged entries count as not yet persisted
+     * @throws QuotaException {@link Reason#CONFIGURATION}, or {@link Reason#UNAVAILABLE} when Redis cannot be reached
+     */
+    public static Reconciler create(Map<String, ?> quotaSettings, DataSource dataSource, String group) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(group, "group");
+        return new Reconciler(QuotaConfig.from(Objects.requireNonNull(quotaSettings, "quotaSettings")), dataSource, group);
+    }
+
+    // ---- check and repair ----
+
+    private enum Mode { CHECK, PLAN, APPLY }
+
+    /** One run's findings, bounded: counts, and the first {@link #MAX_REPORTED} of each list. */
+    private final class Run {
+        final Mode mode;
+        final Instant at = Instant.now();
+        final Map<Integer, JournalTail> tails = new HashMap<>();
+        final Set<Integer> withoutMarker = new TreeSet<>();
+        final List<ReconciliationReport.Drift> drifted = new ArrayList<>();
+        final List<RepairReport.Repair> repairs = new ArrayList<>();
+        final List<ReconciliationReport.Drift> skipped = new ArrayList<>();
+        long checked;
+        long driftedTotal;
+        long repairsTotal;
+        long unpersisted;
+
+        Run(Mode mode) {
+            this.mode = mode;
+        }
+
+        JournalTail tail(int p) {
+            return tails.computeIfAbsent(p, k -> JournalTail.open(streams, layout.journal(k)));
+        }
+    }
+
+    /**
+     * Compares every account.
+     *
+     * @throws QuotaException {@link Reason#UNAVAILABLE} (Redis), {@link Reason#DATABASE}
+     */
+    public synchronized ReconciliationReport check() {
+        return report(run(Mode.CHECK));
+    }
+
+    /**
+     * Rewrites Redis from the database for drifted accounts with no entry in flight, as the check finds them.
+     *
+     * @param apply false for a dry run (the default of the CLI): nothing is written
+     */
+    public synchronized RepairReport repair(boolean apply) {
+        Run run = run(apply ? Mode.APPLY : Mode.PLAN);
+        return new RepairReport(apply, run.repairs, run.repairsTotal, run.skipped, report(run));
+    }
+
+    private ReconciliationReport report(Run run) {
+        long quarantine;
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM ledger_quarantine WHERE resolved_at IS NULL");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            quarantine = rs.getLong(1);
+        } catch (SQLException e) {
+            throw database(e);
+        }
+        List<ReconciliationReport.Drift> drifted = new ArrayList<>(run.drifted);
+        drifted.sort((x, y) -> x.account().compareTo(y.account()));
+        return new ReconciliationReport(run.at, run.checked, drifted, run.driftedTotal, List.copyOf(run.withoutMarker),
+                run.unpersisted, quarantine);
+    }
+
+    private Run run(Mode mode) {
+        Run run = new Run(mode);
+        try (Connection c = dataSource.getConnection()) {
+            // Pass 1: every account the database holds, in key order.
+            String after = "";
+            while (true) {
+                List<String> page = databaseAccountsAfter(c, after);
+                if (page.isEmpty()) {
+                    break;
+                }
+                compareAll(c, page, run);
+                after = page.get(page.size() - 1);
+            }
+            // Pass 2: accounts only Redis holds.
+            ScanArgs args = ScanArgs.Builder.matches(layout.accountPattern()).limit(PAGE);
+            KeyScanCursor<String> cursor = redis.scan(args);
+            while (true) {
+                List<String> accounts = new ArrayList<>();
+                for (String key : cursor.getKeys()) {
+                    String account = layout.accountOf(key);
+                    if (account != null) {
+                        accounts.add(account);
+                    }
+                }
+                if (!accounts.isEmpty()) {
+                    Set<String> inDatabase = existing(c, accounts);
+                    accounts.removeIf(inDatabase::contains);
+                    compareAll(c, accounts, run);
+                }
+                if (cursor.isFinished()) {
+                    break;
+                }
+                cursor = redis.scan(ScanCursor.of(cursor.getCursor()), args);
+            }
+            return run;
+        } catch (RedisException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed during"
+                    + " reconciliation: " + e.getMessage(), e);
+        } catch (SQLException e) {
+            throw database(e);
+        }
+    }
+
+    private void compareAll(Connection c, List<String> accounts, Run run) throws SQLException {
+        Map<Integer, List<String>> byPartition = new TreeMap<>();
+        for (String a : new TreeSet<>(accounts)) {
+            byPartition.computeIfAbsent(layout.partition(a), k -> new ArrayList<>()).add(a);
+        }
+        for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {
+            int p = e.getKey();
+            AccountComparison.Result result = comparison.compare(c, p, e.getValue(), run.tail(p));
+            run.checked += e.getValue().size();
+            run.unpersisted += result.unpersisted();
+            if (result.markerMissing()) {
+                run.withoutMarker.add(p);
+            }
+            for (ReconciliationReport.Drift d : result.drifted()) {
+                run.driftedTotal++;
+                if (run.drifted.size() < MAX_REPORTED) {
+                    run.drifted.add(d);
+                }
+                if (run.mode != Mode.CHECK) {
+                    repair(d, run);
+                }
+            }
+        }
+    }
+
+    private void repair(ReconciliationReport.Drift d, Run run) {
+        if (!d.drained() || d.databaseBalance().isEmpty()) {
+            if (run.skipped.size() < MAX_REPORTED) {
+                run.skipped.add(d);
+            }
+            return;
+        }
+        long to = d.databaseBalance().getAsLong();
+        RepairReport.Status status = RepairReport.Status.PLANNED;
+        if (run.mode == Mode.APPLY) {
+            status = await(restore(d.account(), d.redisBalance(), to, true), "restore account " + d.account());
+            log.warn("ledger repair: account {} in Redis {} -> {} from the database: {}", d.account(),
+                    d.redisBalance().isPresent() ? d.redisBalance().getAsLong() : "absent", to, status);
+        }
+        run.repairsTotal++;
+        if (run.repairs.size() < MAX_REPORTED) {
+            run.repairs.add(new RepairReport.Repair(d.account(), d.redisBalance(), to, status));
+        }
+    }
+
+    private CompletableFuture<RepairReport.Status> restore(String account, OptionalLong observed, long to,
+                                                           boolean writeMarker) {
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account)};
+        return streams.scripts().run(LedgerScripts.RESTORE, keys, account,
+                observed.isPresent() ? Long.toString(observed.getAsLong()) : "", Long.toString(to), layout.markerValue(),
+                writeMarker ? "1" : "0").thenApply(reply -> switch (String.valueOf(reply.get(0))) {
+                    case "set" -> RepairReport.Status.APPLIED;
+                    case "changed" -> RepairReport.Status.CHANGED;
+                    case "marker_mismatch" -> RepairReport.Status.REFUSED;
+                    default -> throw new QuotaException(Reason.PROTOCOL, "unexpected restore reply " + reply + " for " + account);
+                });
+    }
+
+    private static List<String> databaseAccountsAfter(Connection c, String after) throws SQLException {
+        List<String> page = new ArrayList<>(PAGE);
+        try (PreparedStatement ps = c.prepareStatement("SELECT account FROM ledger_accounts WHERE account > ?"
+                + " ORDER BY account LIMIT " + PAGE)) {
+            ps.setString(1, after);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    page.add(rs.getString(1));
+                }
+            }
+        }
+        return page;
+    }
+
+    private static Set<String> existing(Connection c, List<String> accounts) throws SQLException {
+        Set<String> found = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT account FROM ledger_accounts WHERE account IN ("
+                + "?, ".repeat(accounts.size() - 1) + "?)")) {
+            for (int i = 0; i < accounts.size(); i++) {
+                ps.setString(1 + i, accounts.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(rs.getString(1));
+                }
+            }
+        }
+        return found;
+    }
+
+    // ---- bootstrap ----
+
+    /**
+     * Loads every account the database holds and Redis lacks (a page at a time, pipelined), then writes
+     * every missing partition marker. Idempotent.
+     *
+     * @throws QuotaException {@link Reason#PARTITIONS_CHANGED} when a marker says another partition
+     *         count; {@link Reason#UNAVAILABLE}; {@link Reason#DATABASE}
+     */
+    public synchronized BootstrapReport bootstrap() {
+        int loaded = 0;
+        int present = 0;
+        try (Connection c = dataSource.getConnection()) {
+            String after = "";
+            while (true) {
+                Map<String, Long> page = new LinkedHashMap<>();
+                try (PreparedStatement ps = c.prepareStatement("SELECT account, balance FROM ledger_accounts"
+                        + " WHERE account > ? ORDER BY account LIMIT " + PAGE)) {
+                    ps.setString(1, after);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            page.put(rs.getString(1), rs.getLong(2));
+                        }
+                    }
+                }
+                if (page.isEmpty()) {
+                    break;
+                }
+                Map<String, CompletableFuture<RepairReport.Status>> calls = new LinkedHashMap<>();
+                page.forEach((account, balance) -> calls.put(account, restore(account, OptionalLong.empty(), balance, false)));
+                for (Map.Entry<String, CompletableFuture<RepairReport.Status>> e : calls.entrySet()) {
+                    switch (await(e.getValue(), "load account " + e.getKey())) {
+                        case APPLIED -> loaded++;
+                        case CHANGED -> present++;
+                        default -> throw new QuotaException(Reason.PARTITIONS_CHANGED, "partition marker "
+                                + layout.markerOf(e.getKey()) + " was written for another partition count");
+                    }
+                }
+                after = new ArrayList<>(page.keySet()).get(page.size() - 1);
+            }
+        } catch (SQLException e) {
+            throw new QuotaException(Reason.DATABASE, "could not read the ledger's accounts: " + e.getMessage(), e);
+        }
+        int markers = 0;
+        try {
+            for (int p = 0; p < layout.partitions(); p++) {
+                String ok = redis.set(layout.marker(p), layout.markerValue(), SetArgs.Builder.nx());
+                if ("OK".equals(ok)) {
+                    markers++;
+                } else {
+                    String value = redis.get(layout.marker(p));
+                    if (value != null && !value.equals(layout.markerValue())) {
+                        throw new QuotaException(Reason.PARTITIONS_CHANGED, "partition marker " + layout.marker(p)
+                                + " says '" + value + "', not '" + layout.markerValue() + "'");
+                    }
+                }
+            }
+        } catch (RedisException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed writing partition"
+                    + " markers: " + e.getMessage(), e);
+        }
+        log.warn("ledger bootstrap: {} accounts loaded into Redis from the database, {} already there, {} partition"
+                + " markers written", loaded, present, markers);
+        return new BootstrapReport(loaded, present, markers);
+    }
+
+    // ---- schedule ----
+
+    /**
+     * Runs {@link #check()} (or {@link #repair repair(true)} when {@code repair}) every {@code every} on a
+     * daemon thread, first at once, and hands each report to {@code onReport}; a failed run is logged
+     * and the schedule goes on. Close the returned handle to stop it.
+     */
+    public AutoCloseable schedule(Duration every, boolean repair, Consumer<ReconciliationReport> onReport) {
+        Objects.requireNonNull(every, "every");
+        Objects.requireNonNull(onReport, "onReport");
+        if (every.isNegative() || every.isZero()) {
+            throw new IllegalArgumentException("every must be positive, was " + every);
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "warden-reconciliation");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                ReconciliationReport report = repair ? repair(true).before() : check();
+                if (!report.clean()) {
+                    log.warn("{}", report);
+                }
+                onReport.accept(report);
+            } catch (RuntimeException e) {
+                log.error("scheduled reconciliation failed", e);
+            }
+        }, 0, every.toNanos(), TimeUnit.NANOSECONDS);
+        return () -> {
+            timer.shutdownNow();
+            try {
+                timer.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        connector.close();
+    }
+
+    private QuotaException database(SQLException e) {
+        return new QuotaException(Reason.DATABASE, "the ledger database failed during reconciliation: " + e.getMessage(), e);
+    }
+
+    private <T> T await(CompletableFuture<T> f, String what) {
+        try {
+            return f.get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while waiting for Redis to " + what, e);
+        } catch (TimeoutException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " did not " + what + " in time", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed to " + what + ": "
+                    + cause.getMessage(), cause);
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package dev.warden.quota.ledger.internal;
+
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.spi.ScriptRunner;
+import io.lettuce.core.Consumer;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAutoClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.XReadArgs.StreamOffset;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.models.stream.ClaimedMessages;
+import io.lettuce.core.models.stream.PendingMessage;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The journal stream protocol, in one place: the consumer group ({@code XGROUP CREATE}), reads
+ * ({@code XREADGROUP}), claims ({@code XAUTOCLAIM}), acknowledgement with trimming (one script:
+ * {@code XACK} then {@code XTRIM MINID} below the oldest unacknowledged entry), and the reads
+ * reconciliation and the backlog need ({@code XINFO GROUPS}, {@code XPENDING}, {@code XRANGE}). The
+ * loop, the policy and the lifecycle live in the consumer and the reconciler.
+ *
+ * <p>Not thread-safe: one per thread (its connection blocks on reads).
+ */
+public final class JournalStreams {
+
+    /** A page of stream entries, in id order. */
+    public record Page(List<StreamMessage<String, String>> entries, boolean more) {
+    }
+
+    /** What {@link #ackAndTrim} did. */
+    public record Trim(long acknowledged, long removed, String floor) {
+    }
+
+    /** Entries pending on the group, and entries not yet delivered to it. */
+    public record Backlog(long pending, long undelivered) {
+        public long total() {
+            return pending + undelivered;
+        }
+    }
+
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisCommands<String, String> redis;
+    private final ScriptRunner scripts;
+    private final String group;
+    private final Consumer<String> me;
+    private final long waitNanos;
+
+    /**
+     * @param connection its own connection (reads block on it)
+     * @param consumer   this consumer's name in the group (null for readers that never consume)
+     * @param requestTimeout the deadline of a call; script waits allow a reload and a retry
+     */
+    public JournalStreams(StatefulRedisConnection<String, String> connection, String group, String consumer,
+                          Duration requestTimeout) {
+        this.connection = connection;
+        this.redis = connection.sync();
+        this.scripts = new ScriptRunner(connection.async());
+        this.group = group;
+        this.me = consumer == null ? null : Consumer.from(group, consumer);
+        this.waitNanos = requestTimeout.multipliedBy(3).plusSeconds(1).toNanos();
+    }
+
+    public RedisCommands<String, String> commands() {
+        return redis;
+    }
+
+    public ScriptRunner scripts() {
+        return scripts;
+    }
+
+    /** Creates the group at the start of the stream (and the stream) when missing; an existing group is kept. */
+    public void ensureGroup(String stream) {
+        try {
+            redis.xgroupCreate(StreamOffset.from(stream, "0-0"), group, XGroupCreateArgs.Builder.mkstream());
+        } catch (RedisBusyException e) {
+            // BUSYGROUP: it exists.
+        } catch (RedisCommandExecutionException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("BUSYGROUP")) {
+                throw e;
+            }
+        }
+    }
+
+    /** Entries delivered to this consumer before and not acknowledged, after {@code after}, oldest first. */
+    public List<StreamMessage<String, String>> ownPending(String stream, String after, int count) {
+        List<StreamMessage<String, String>> page = redis.xreadgroup(me, XReadArgs.Builder.count(count),
+                StreamOffset.from(stream, after));
+        return page == null ? List.of() : page;
+    }
+
+    /** New entries of the given streams, at most {@code count} per stream, blocking up to {@code block}; by stream. */
+    public Map<String, List<StreamMessage<String, String>>> readNew(List<String> streams, int count, Duration block) {
+        @SuppressWarnings("unchecked")
+        StreamOffset<String>[] offsets = streams.stream().map(StreamOffset::lastConsumed).toArray(StreamOffset[]::new);
+        List<StreamMessage<String, String>> messages = redis.xreadgroup(me,
+                XReadArgs.Builder.count(count).block(block), offsets);
+        Map<String, List<StreamMessage<String, String>>> byStream = new LinkedHashMap<>();
+        if (messages != null) {
+            for (StreamMessage<String, String> m : messages) {
+                byStream.computeIfAbsent(m.getStream(), k -> new ArrayList<>()).add(m);
+            }
+        }
+        return byStream;
+    }
+
+    /**
+     * Claims entries pending on any consumer of the group that have been idle at least {@code minIdle},
+     * from {@code cursor}, for this consumer. Entries deleted meanwhile come back without a body.
+     *
+     * @return the claimed entries and the cursor to continue from ({@code 0-0} when done)
+     */
+    public Claimed claim(String stream, String cursor, Duration minIdle, int count) {
+        ClaimedMessages<String, String> claimed = redis.xautoclaim(stream, new XAutoClaimArgs<String>()
+                .consumer(me).minIdleTime(minIdle).startId(cursor).count(count));
+        return new Claimed(claimed.getMessages(), claimed.getId());
+    }
+
+    /** A page of {@link #claim}. */
+    public record Claimed(List<StreamMessage<String, String>> entries, String next) {
+        public boolean done() {
+            return next == null || next.equals("0-0");
+        }
+    }
+
+    /** Entries of the group pending on consumers other than this one. */
+    public long pendingOnOthers(String stream) {
+        long others = 0;
+        for (Map.Entry<String, Long> e : redis.xpending(stream, group).getConsumerMessageCount().entrySet()) {
+            if (me == null || !e.getKey().equals(me.getName())) {
+                others += e.getValue();
+            }
+        }
+        return others;
+    }
+
+    /**
+     * Acknowledges {@code ids} and trims the stream below the oldest entry the group has not
+     * acknowledged, in one script: nothing unacknowledged (and so nothing not yet in the database) is
+     * ever trimmed.
+     */
+    public Trim ackAndTrim(String stream, List<String> ids) {
+        String[] args = new String[1 + ids.size()];
+        args[0] = group;
+        for (int i = 0; i < ids.size(); i++) {
+            args[1 + i] = ids.get(i);
+        }
+        List<Object> reply = await(scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args), "acknowledge a batch");
+        if (reply.size() < 4 || !"trimmed".equals(reply.get(0))) {
+            throw new QuotaException(Reason.PROTOCOL, "unexpected reply " + reply + " to acknowledging a batch of " + stream);
+        }
+        return new Trim(Long.parseLong((String) reply.get(1)), Long.parseLong((String) reply.get(2)), (String) reply.get(3));
+    }
+
+    /** The group's backlog on a stream; everything is undelivered when the group is missing. */
+    public Backlog backlog(String stream) {
+        Map<String, Object> info = groupInfo(stream);
+        if (info == null) {
+            return new Backlog(0, redis.exists(stream) == 0 ? 0 : redis.xlen(stream));
+        }
+        long pending = toLong(info.get("pending"));
+        Object lag = info.get("lag");
+        long undelivered;
+        if (lag != null) {
+            undelivered = toLong(lag);
+        } else {
+            // Redis reports no lag after deletions in the stream: count what lies beyond the last delivered id.
+            undelivered = redis.xrange(stream, Range.create("(" + info.get("last-delivered-id"), "+")).size();
+        }
+        return new Backlog(pending, undelivered);
+    }
+
+    /** The group's last delivered id on the stream, or null when the stream or the group is missing. */
+    public String lastDelivered(String stream) {
+        Map<String, Object> info = groupInfo(stream);
+        return info == null ? null : String.valueOf(info.get("last-delivered-id"));
+    }
+
+    /** Every id pending on the group (any consumer), oldest first, read in pages. */
+    public Set<String> pendingIds(String stream, int page) {
+        Set<String> ids = new HashSet<>();
+        String from = "-";
+        while (true) {
+            List<PendingMessage> batch = redis.xpending(stream, group, Range.create(from, "+"), Limit.from(page));
+            for (PendingMessage m : batch) {
+                ids.add(m.getId());
+            }
+            if (batch.size() < page) {
+                return ids;
+            }
+            from = "(" + batch.get(batch.size() - 1).getId();
+        }
+    }
+
+    /**
+     * Entries from {@code start} on, at most {@code count}: {@code start} is {@code -} (the beginning),
+     * an id (inclusive) or {@code (id} (exclusive).
+     */
+    public Page from(String stream, String start, int count) {
+        List<StreamMessage<String, String>> entries = redis.xrange(stream, Range.create(start, "+"), Limit.from(count));
+        return new Page(entries, entries.size() == count);
+    }
+
+    /** The id of the stream's last entry, {@code 0-0} when it is empty or missing. */
+    public String lastId(String stream) {
+        List<StreamMessage<String, String>> tail = redis.xrevrange(stream, Range.create("-", "+"), Limit.from(1));
+        return tail.isEmpty() ? "0-0" : tail.get(0).getId();
+    }
+
+    /** Whether an error says the group is gone (Redis lost its data). */
+    public static boolean isNoGroup(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().startsWith("NOGROUP")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Map<String, Object> groupInfo(String stream) {
+        List<Object> groups;
+        try {
+            groups = redis.xinfoGroups(stream);
+        } catch (RedisCommandExecutionException e) {
+            return null; // ERR no such key
+        }
+        for (Object g : groups) {
+            Map<String, Object> info = asMap(g);
+            if (group.equals(info.get("name"))) {
+                return info;
+            }
+        }
+        return null;
+    }
+
+    private <T> T await(java.util.concurrent.CompletableFuture<T> call, String what) {
+        try {
+            return call.get(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while waiting for Redis to " + what, e);
+        } catch (TimeoutException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis did not " + what + " in time", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis failed to " + what + ": " + cause.getMessage(), cause);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asMap(Object g) {
+        if (g instanceof Map<?, ?> m) {
+            return (Map<String, Object>) m;
+        }
+        Map<String, Object> map = new HashMap<>();
+        List<Object> list = (List<Object>) g;
+        for (int i = 0; i + 1 < list.size(); i += 2) {
+            map.put(String.valueOf(list.get(i)), list.get(i + 1));
+        }
+        return map;
+    }
+
+    private static long toLong(Object o) {
+        return o instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(o));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.warden.quota.ledger.internal;
+
+import dev.warden.quota.spi.LuaScript;
+
+import java.util.List;
+
+/** The ledger's own scripts (the engine's are quota-core's). */
+public final class LedgerScripts {
+
+    private static final String DIR = "/dev/warden/quota/ledger/";
+
+    /** Reconciliation's read of one partition: marker, last journal entry id, balances (no writes). */
+    public static final LuaScript SNAPSHOT = LuaScript.load(LedgerScripts.class, DIR + "ledger_snapshot.lua");
+    /** Repair and bootstrap: compare-and-set of a balance from the ledger, marker written if missing. */
+    public static final LuaScript RESTORE = LuaScript.load(LedgerScripts.class, DIR + "ledger_restore.lua");
+    /** Acknowledge a committed batch and trim the journal below the oldest unacknowledged entry. */
+    public static final LuaScript ACK_TRIM = LuaScript.load(LedgerScripts.class, DIR + "ack_trim.lua");
+    /** The consumers' registry: record a heartbeat, forget the silent, list the live. */
+    public static final LuaScript HEARTBEAT = LuaScript.load(LedgerScripts.class, DIR + "heartbeat.lua");
+
+    public static final List<LuaScript> ALL = List.of(SNAPSHOT, RESTORE, ACK_TRIM, HEARTBEAT);
+
+    private LedgerScripts() {
+    }
+}

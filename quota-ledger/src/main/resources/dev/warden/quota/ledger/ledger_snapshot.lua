@@ -1,0 +1,31 @@
+#!lua flags=no-writes
+-- Reconciliation's view of one partition at one instant: the marker's state, the id of the
+-- journal's last entry ('0-0' when empty), the server's time in ms, and the balances of the accounts
+-- asked for ('' when absent). Reads only, so the answer is one consistent snapshot of those keys;
+-- every entry appended later has a higher id, stamped at or after that time.
+-- KEYS: marker, journal, account keys...
+-- ARGV: marker value, then the account ids in the order of their keys
+local expected = ARGV[1]
+local base = partition_base(KEYS[1])
+if not base or KEYS[2] ~= base .. ':journal' or #ARGV ~= #KEYS - 1 then
+  return {'invalid_argument', 'keys'}
+end
+for i = 3, #KEYS do
+  if id_problem(ARGV[i - 1]) or KEYS[i] ~= base .. ':acct:' .. ARGV[i - 1] then
+    return {'invalid_argument', 'keys'}
+  end
+end
+
+local marker = redis.call('GET', KEYS[1])
+local state = 'ok'
+if not marker then state = 'no_marker' elseif marker ~= expected then state = 'marker_mismatch' end
+local last = '0-0'
+local tail = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+if #tail > 0 then last = tail[1][1] end
+local t = redis.call('TIME')
+local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local reply = {state, last, now}
+for i = 3, #KEYS do
+  reply[#reply + 1] = redis.call('HGET', KEYS[i], 'balance') or ''
+end
+return reply

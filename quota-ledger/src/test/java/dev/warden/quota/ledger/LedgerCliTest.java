@@ -1,0 +1,89 @@
+package dev.warden.quota.ledger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.quota.QuotaService;
+import dev.warden.testkit.PostgresServerExtension;
+import dev.warden.testkit.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The one-shot commands; {@code consume} runs as a child process in {@link ConsumerCrashTest}. */
+class LedgerCliTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+    @RegisterExtension
+    static final PostgresServerExtension postgres = new PostgresServerExtension();
+
+    static HikariDataSource ds;
+
+    @BeforeAll
+    static void schema() {
+        ds = Support.freshPostgres(postgres.server());
+    }
+
+    @AfterAll
+    static void close() {
+        ds.close();
+    }
+
+    record Run(int code, String out) {
+    }
+
+    static synchronized Run run(String... args) {
+        PrintStream original = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        try {
+            int code = LedgerCli.run(args);
+            return new Run(code, buffer.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(original);
+        }
+    }
+
+    @Test
+    @DisplayName("schema prints the SQL; reconcile exits 1 on drift, repair is a dry run without --apply; bootstrap is idempotent")
+    void oneShots() {
+        assertThat(run("schema", "--dialect", "H2").out()).contains("CREATE TABLE IF NOT EXISTS ledger_accounts");
+        Run created = run("schema", "--migrate", "--jdbc", ds.getJdbcUrl());
+        assertThat(created.code()).isZero();
+
+        String jdbc = ds.getJdbcUrl();
+        String uri = redis.server().uri();
+        String a = "cli-" + UUID.randomUUID();
+        try (QuotaService quota = Support.quota(redis.server());
+             LedgerConsumer c = Support.consumer(redis.server(), ds, "cli").start()) {
+            quota.open(a, 300);
+            quota.deduct(a, 100, "d-" + a);
+            Support.drained(c);
+        }
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isZero();
+        redis.server().command("HSET", new dev.warden.quota.spi.KeyLayout(16).accountKey(a), "balance", "7");
+        Run drift = run("reconcile", "--redis", uri, "--jdbc", jdbc);
+        assertThat(drift.code()).isEqualTo(1);
+        assertThat(drift.out()).contains(a + " (p").contains("redis 7, database 200").contains("difference -193");
+        Run dry = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair");
+        assertThat(dry.out()).contains("would repair " + a + ": redis 7 -> 200 PLANNED");
+        assertThat(redis.server().command("HGET", new dev.warden.quota.spi.KeyLayout(16).accountKey(a), "balance"))
+                .isEqualTo("7");
+        Run applied = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair", "--apply");
+        assertThat(applied.out()).contains("repair " + a + ": redis 7 -> 200 APPLIED");
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isZero();
+        Run boot = run("bootstrap", "--redis", uri, "--jdbc", jdbc);
+        assertThat(boot.code()).isZero();
+        assertThat(boot.out()).contains("0 accounts loaded");
+        assertThat(run("quarantine", "--jdbc", jdbc).out()).contains("0 quarantined entries");
+        assertThat(run("consume", "--redis", uri, "--jdbc", jdbc, "--batch-size", "0").code()).isEqualTo(2);
+    }
+}
