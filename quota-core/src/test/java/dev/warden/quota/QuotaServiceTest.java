@@ -291,6 +291,8 @@ class QuotaServiceTest {
                     Arguments.of("a\u0000b", InvalidIdException.Problem.CONTROL_CHARACTER),
                     Arguments.of("a\nb", InvalidIdException.Problem.CONTROL_CHARACTER),
                     Arguments.of("a\u007fb", InvalidIdException.Problem.CONTROL_CHARACTER),
+                    Arguments.of("a\u0085b", InvalidIdException.Problem.CONTROL_CHARACTER), // NEL, a C1 control
+                    Arguments.of("a\u009fb", InvalidIdException.Problem.CONTROL_CHARACTER),
                     Arguments.of("a:b", InvalidIdException.Problem.RESERVED_CHARACTER),
                     Arguments.of("{p1}", InvalidIdException.Problem.RESERVED_CHARACTER),
                     Arguments.of("a}b", InvalidIdException.Problem.RESERVED_CHARACTER),

@@ -73,7 +73,7 @@ class ScriptsTest {
 
     static Stream<String> badIds() {
         return Stream.of("", "a".repeat(129), "\u00e9".repeat(65), "a\u0000b", "a\nb", "a\rb", "a\u007fb", "a:b", "{p1}",
-                "a{b", "a}b");
+                "a{b", "a}b", "a\u0085b", "a\u0080b", "a\u009fb");
     }
 
     Object deduct(String acct, String amount, String req, String token) {
@@ -186,6 +186,23 @@ class ScriptsTest {
                 account, "5", request, "-", "60000", MARKER);
         assertThat(reply).isEqualTo(List.of("invalid_argument", "keys"));
         assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    @DisplayName("a fenced deduction refused as insufficient raises the fence mark and writes nothing else: a newer holder has been seen")
+    void insufficientRaisesTheFence() {
+        assertThat(first(deduct(account, "1", "r1-" + request, "5"))).isEqualTo("applied");
+        String balance = (String) server().command("HGET", LAYOUT.accountKey(account), "balance");
+        List<Object> journals = state().subList(2, state().size());
+
+        assertThat(first(deduct(account, "999999999999", "r2-" + request, "7"))).isEqualTo("insufficient");
+
+        assertThat(server().command("HGET", LAYOUT.accountKey(account), "fence")).isEqualTo("7");
+        assertThat(server().command("HGET", LAYOUT.accountKey(account), "balance")).isEqualTo(balance);
+        assertThat(state().subList(2, state().size())).as("no journal entry").isEqualTo(journals);
+        assertThat(server().command("EXISTS", LAYOUT.requestKey(account, "r2-" + request))).as("no idempotency record").isEqualTo(0L);
+        assertThat(deduct(account, "1", "r3-" + request, "6")).as("the holder it superseded is refused")
+                .isEqualTo(List.of("stale_fence", "7"));
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,9 +32,10 @@ import java.util.TreeMap;
  *
  * <p>The fast path costs a handful of statements whatever the batch size: one query for the entries
  * the ledger already holds (by (account, request id)) and one for entries already quarantined or
- * compensated (by position), then multi-row inserts of the entries and one balance update per
- * account (the batch's changes of an account summed: PostgreSQL in one {@code UPDATE ... FROM
- * (VALUES ...)}). When the database refuses anything (a constraint, an unknown account) the
+ * compensated (by position), then the entries inserted and one balance update per account (the
+ * batch's changes of an account summed). On PostgreSQL each of these is one fixed statement over
+ * arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and JDBC
+ * batches. When the database refuses anything (a constraint, an unknown account) the
  * transaction is rolled back and replayed entry by entry, each under a savepoint, so the refused
  * entries go to quarantine and the rest are applied. Errors that are not refusals (the database is
  * down) are thrown, and the caller retries the whole batch.
@@ -133,9 +135,10 @@ final class BatchWriter {
      *
      * @throws PartitionFence.FencedOut when a newer owner of the partition has recorded a higher token
      */
-    List<Step> write(Connection c, List<Raw> batch) throws SQLException, PartitionFence.FencedOut {
+    List<Step> write(Connection c, List<Raw> batch, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
         c.setAutoCommit(false);
         try {
+            PartitionFence.limitLockWait(c, dialect, lockTimeout);
             fence.check(c);
             List<Step> steps = classify(c, batch);
             if (fast(c, steps)) {
@@ -143,6 +146,7 @@ final class BatchWriter {
                 return steps;
             }
             c.rollback();
+            PartitionFence.limitLockWait(c, dialect, lockTimeout);
             fence.check(c);
             steps = classify(c, batch);
             slow(c, steps);
@@ -267,6 +271,17 @@ final class BatchWriter {
             }
         }
         Map<JournalEntry.Key, EntryId> known = new HashMap<>();
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            // Two arrays, one fixed statement: planned once, an index probe per key.
+            try (PreparedStatement ps = c.prepareStatement("SELECT e.account, e.request_id, e.stream, e.entry_ms, e.entry_seq"
+                    + " FROM ledger_entries e JOIN unnest(?::varchar[], ?::varchar[]) AS k(account, request_id)"
+                    + " ON e.account = k.account AND e.request_id = k.request_id")) {
+                ps.setArray(1, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::account).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::requestId).toArray()));
+                readKnown(ps, known);
+            }
+            return known;
+        }
         for (int from = 0; from < keys.size(); from += CHUNK) {
             List<JournalEntry.Key> chunk = keys.subList(from, Math.min(keys.size(), from + CHUNK));
             String sql = "SELECT account, request_id, stream, entry_ms, entry_seq FROM ledger_entries WHERE"
@@ -277,17 +292,20 @@ final class BatchWriter {
                     ps.setString(i++, k.account());
                     ps.setString(i++, k.requestId());
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        // Another stream's entry under the same key is a different entry: never equal to ours.
-                        EntryId id = rs.getString(3).equals(stream) ? new EntryId(rs.getLong(4), rs.getLong(5))
-                                : new EntryId(-1, -1);
-                        known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)), id);
-                    }
-                }
+                readKnown(ps, known);
             }
         }
         return known;
+    }
+
+    private void readKnown(PreparedStatement ps, Map<JournalEntry.Key, EntryId> known) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                // Another stream's entry under the same key is a different entry: never equal to ours.
+                EntryId id = rs.getString(3).equals(stream) ? new EntryId(rs.getLong(4), rs.getLong(5)) : new EntryId(-1, -1);
+                known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)), id);
+            }
+        }
     }
 
     /** Positions of this batch's range already recorded as compensated or quarantined (an earlier attempt). */
@@ -391,23 +409,13 @@ final class BatchWriter {
             return true;
         }
         if (dialect == Ledger.Dialect.POSTGRESQL) {
-            List<Map.Entry<String, Long>> all = new ArrayList<>(deltas.entrySet());
-            int updated = 0;
-            for (int from = 0; from < all.size(); from += CHUNK) {
-                List<Map.Entry<String, Long>> chunk = all.subList(from, Math.min(all.size(), from + CHUNK));
-                String sql = "UPDATE ledger_accounts AS a SET balance = a.balance + v.delta, updated_at = CURRENT_TIMESTAMP"
-                        + " FROM (VALUES " + "(?, ?), ".repeat(chunk.size() - 1) + "(?, ?)) AS v(account, delta)"
-                        + " WHERE a.account = v.account";
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    int i = 1;
-                    for (Map.Entry<String, Long> d : chunk) {
-                        ps.setString(i++, d.getKey());
-                        ps.setLong(i++, d.getValue());
-                    }
-                    updated += ps.executeUpdate();
-                }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
+                    + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[]) AS d(account, delta)"
+                    + " WHERE a.account = d.account")) {
+                ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", deltas.values().toArray()));
+                return ps.executeUpdate() == deltas.size();
             }
-            return updated == all.size();
         }
         try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
             for (Map.Entry<String, Long> d : deltas.entrySet()) {
@@ -425,6 +433,47 @@ final class BatchWriter {
     }
 
     private void insertEntries(Connection c, List<JournalEntry> entries) throws SQLException {
+        if (entries.isEmpty()) {
+            return;
+        }
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            int n = entries.size();
+            Object[] requests = new Object[n], accounts = new Object[n], kinds = new Object[n], amounts = new Object[n],
+                    balances = new Object[n], tokens = new Object[n], streams = new Object[n], ids = new Object[n],
+                    ms = new Object[n], seqs = new Object[n];
+            for (int i = 0; i < n; i++) {
+                JournalEntry e = entries.get(i);
+                EntryId id = EntryId.parse(e.entryId());
+                requests[i] = e.requestId();
+                accounts[i] = e.account();
+                kinds[i] = e.kind().wireName();
+                amounts[i] = e.amount();
+                balances[i] = e.balanceAfter();
+                tokens[i] = e.token().isPresent() ? e.token().getAsLong() : null;
+                streams[i] = e.stream();
+                ids[i] = e.entryId();
+                ms[i] = id.ms();
+                seqs[i] = id.seq();
+            }
+            // One fixed statement whatever the batch size, so the server plans it once.
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_entries (request_id, account, kind, amount,"
+                    + " balance_after, token, stream, entry_id, entry_ms, entry_seq) SELECT * FROM unnest(?::varchar[],"
+                    + " ?::varchar[], ?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[], ?::varchar[],"
+                    + " ?::bigint[], ?::bigint[])")) {
+                ps.setArray(1, c.createArrayOf("varchar", requests));
+                ps.setArray(2, c.createArrayOf("varchar", accounts));
+                ps.setArray(3, c.createArrayOf("varchar", kinds));
+                ps.setArray(4, c.createArrayOf("bigint", amounts));
+                ps.setArray(5, c.createArrayOf("bigint", balances));
+                ps.setArray(6, c.createArrayOf("bigint", tokens));
+                ps.setArray(7, c.createArrayOf("varchar", streams));
+                ps.setArray(8, c.createArrayOf("varchar", ids));
+                ps.setArray(9, c.createArrayOf("bigint", ms));
+                ps.setArray(10, c.createArrayOf("bigint", seqs));
+                ps.executeUpdate();
+            }
+            return;
+        }
         for (int from = 0; from < entries.size(); from += CHUNK) {
             List<JournalEntry> chunk = entries.subList(from, Math.min(entries.size(), from + CHUNK));
             String sql = INSERT_ENTRY_HEAD + (ENTRY_ROW + ", ").repeat(chunk.size() - 1) + ENTRY_ROW;

@@ -461,35 +461,28 @@ public final class LedgerConsumer implements AutoCloseable {
         String stream = layout.journal(p);
         streams.ensureGroup(stream);
         PartitionFence fence = new PartitionFence(stream, lease.fencingToken(), settings.consumerName);
-        Duration backoff = settings.initialBackoff;
-        while (true) {
-            if (!running) {
-                throw new Stopped();
-            }
-            if (!lease.isValid()) {
-                ownership.release(p);
-                return;
-            }
-            try (Connection c = dataSource.getConnection()) {
-                ensureDialect(c);
-                fence.claim(c);
-                break;
-            } catch (PartitionFence.FencedOut e) {
-                fencedCount.incrementAndGet();
-                log.error("ledger consumer {} cannot take partition {}: {} (did the lock backend lose its data, or"
-                        + " change?); leaving it", settings.consumerName, p, e.getMessage());
-                notify(() -> listener.fenced(p, fence.token()));
-                ownership.release(p);
-                return;
-            } catch (SQLException | RuntimeException e) {
-                databaseRetries.incrementAndGet();
-                Duration wait = backoff;
-                log.warn("ledger: recording the owner of partition {} failed ({}); retrying in {} ms", p, e.toString(),
-                        wait.toMillis());
-                notify(() -> listener.databaseUnavailable(e, wait));
-                pause(wait);
-                backoff = next(backoff);
-            }
+        if (!lease.isValid()) {
+            ownership.release(p);
+            return;
+        }
+        // One attempt: a database that fails (or a superseded owner still holding the partition's row in an
+        // open transaction) must not stall the other partitions; the next rebalance tries again.
+        try (Connection c = dataSource.getConnection()) {
+            ensureDialect(c);
+            fence.claim(c, dialect, lockTimeout());
+        } catch (PartitionFence.FencedOut e) {
+            fencedCount.incrementAndGet();
+            log.error("ledger consumer {} cannot take partition {}: {} (did the lock backend lose its data, or"
+                    + " change?); leaving it", settings.consumerName, p, e.getMessage());
+            notify(() -> listener.fenced(p, fence.token()));
+            ownership.release(p);
+            return;
+        } catch (SQLException | RuntimeException e) {
+            databaseRetries.incrementAndGet();
+            log.warn("ledger: recording the owner of partition {} failed ({}); trying again at the next rebalance", p,
+                    e.toString());
+            notify(() -> listener.databaseUnavailable(e, settings.rebalanceInterval));
+            return;
         }
         fences.put(p, fence);
         log.info("ledger consumer {} took partition {} (token {})", settings.consumerName, p, fence.token());
@@ -607,7 +600,7 @@ public final class LedgerConsumer implements AutoCloseable {
             }
             try (Connection c = dataSource.getConnection()) {
                 ensureDialect(c);
-                return new BatchWriter(dialect, partition, stream, fence).write(c, raws);
+                return new BatchWriter(dialect, partition, stream, fence).write(c, raws, lockTimeout());
             } catch (PartitionFence.FencedOut e) {
                 fencedCount.incrementAndGet();
                 log.warn("ledger consumer {}: the database refused a batch of partition {}: {}; it is another"
@@ -630,6 +623,14 @@ public final class LedgerConsumer implements AutoCloseable {
                 backoff = next(backoff);
             }
         }
+    }
+
+    /**
+     * How long a statement may wait for a row lock: a superseded owner frozen inside a transaction holds
+     * its partition's row, and the new owner must not wait for it forever.
+     */
+    private Duration lockTimeout() {
+        return config.requestTimeout();
     }
 
     private void ensureDialect(Connection c) throws SQLException {

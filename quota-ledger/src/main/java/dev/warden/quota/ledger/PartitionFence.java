@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
@@ -43,9 +44,10 @@ record PartitionFence(String stream, long token, String owner) {
      * @throws FencedOut when the row holds a higher token: the lock's tokens went back (a lock backend
      *                   that lost its data) or another lock backend was used; this lease must not write
      */
-    void claim(Connection c) throws SQLException, FencedOut {
+    void claim(Connection c, Ledger.Dialect dialect, Duration lockTimeout) throws SQLException, FencedOut {
         c.setAutoCommit(false);
         try {
+            limitLockWait(c, dialect, lockTimeout);
             if (advance(c) == 0) {
                 Savepoint before = c.setSavepoint();
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_partitions (stream, token, owner)"
@@ -88,6 +90,19 @@ record PartitionFence(String stream, long token, String owner) {
     void check(Connection c) throws SQLException, FencedOut {
         if (advance(c) == 0) {
             throw new FencedOut(stream, token, recorded(c));
+        }
+    }
+
+    /**
+     * Bounds how long this transaction's statements wait for a row lock (PostgreSQL: {@code SET LOCAL
+     * lock_timeout}; H2 has its own default of seconds), so a writer frozen inside a transaction that
+     * holds the partition's row cannot stall the next owner.
+     */
+    static void limitLockWait(Connection c, Ledger.Dialect dialect, Duration timeout) throws SQLException {
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("SET LOCAL lock_timeout = '" + Math.max(1, timeout.toMillis()) + "ms'");
+            }
         }
     }
 

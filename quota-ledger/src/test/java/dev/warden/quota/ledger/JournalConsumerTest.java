@@ -57,7 +57,7 @@ class JournalConsumerTest {
     }
 
     @Test
-    @DisplayName("every change reaches the database once: balances equal Redis, one row per request id, then a restart redelivers nothing twice")
+    @DisplayName("every change reaches the database once: balances equal Redis, one row per (account, request id), the journals are trimmed, and a second consumer redoes nothing")
     void movesEverything() {
         Support.Recorder recorder = new Support.Recorder();
         try (QuotaService quota = Support.quota(server());
@@ -217,6 +217,40 @@ class JournalConsumerTest {
     }
 
     @Test
+    @DisplayName("the same request id on two accounts, in the same partition and in another: all applied, all in the ledger, no compensation, reconciliation clean; a true replay is applied once")
+    void requestIdsArePerAccount() {
+        Support.Recorder recorder = new Support.Recorder();
+        Map<String, Object> settings = Support.settings(server());
+        try (QuotaService quota = Support.quota(server());
+             LedgerConsumer consumer = Support.consumer(server(), ds, "per-account-" + UUID.randomUUID()).listener(recorder).start()) {
+            String first = "merchant-1-" + UUID.randomUUID();
+            String neighbour = neighbourOf(first);
+            String elsewhere = outsidePartitionOf(first);
+            String order = "order-9-" + UUID.randomUUID();
+            for (String a : List.of(first, neighbour, elsewhere)) {
+                assertThat(quota.open(a, 1_000).isApplied()).isTrue();
+                assertThat(quota.deduct(a, 100, order).isApplied()).as(a).isTrue();
+            }
+            assertThat(quota.deduct(first, 100, order)).as("a true replay").isInstanceOf(Outcome.Duplicate.class);
+            Support.drained(consumer);
+            for (String a : List.of(first, neighbour, elsewhere)) {
+                assertThat(dbBalance(a)).as(a).isEqualTo(900);
+                assertThat(quota.balance(a)).hasValue(900);
+                assertThat(sql("SELECT COUNT(*) FROM ledger_entries WHERE account = '" + a + "' AND request_id = '" + order + "'"))
+                        .isEqualTo("1");
+            }
+            assertThat(sql("SELECT COUNT(*) FROM ledger_entries WHERE request_id = '" + order + "'")).isEqualTo("3");
+            assertThat(recorder.compensations).isEmpty();
+            assertThat(consumer.stats().compensated()).isZero();
+            assertThat(sql("SELECT COUNT(*) FROM ledger_compensations WHERE request_id = '" + order + "'")).isEqualTo("0");
+            try (Reconciler reconciler = Reconciler.create(settings, ds)) {
+                ReconciliationReport report = reconciler.check();
+                assertThat(report.drifted()).noneSatisfy(d -> assertThat(d.account()).isIn(first, neighbour, elsewhere));
+            }
+        }
+    }
+
+    @Test
     @DisplayName("configuration is checked up front and every problem is reported at once")
     void configuration() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> LedgerConsumer.builder(Map.of(), ds).batchSize(0)
@@ -226,6 +260,15 @@ class JournalConsumerTest {
                 .hasMessageContaining("blockTime").hasMessageContaining("sweepInterval").hasMessageContaining("consumerName")
                 .satisfies(e -> assertThat(((dev.warden.quota.QuotaException) e).reason())
                         .isEqualTo(dev.warden.quota.QuotaException.Reason.CONFIGURATION));
+    }
+
+    static String outsidePartitionOf(String account) {
+        while (true) {
+            String other = "m-" + UUID.randomUUID();
+            if (LAYOUT.partition(other) != LAYOUT.partition(account)) {
+                return other;
+            }
+        }
     }
 
     /** Another account in the same partition, so both land in one batch. */

@@ -109,6 +109,37 @@ final class Support {
         }
     }
 
+    /**
+     * Entries not yet in the database, read from the server (pending or not yet delivered to the
+     * default group), for consumers that run in other processes.
+     */
+    static long backlog(RedisServer redis, dev.warden.quota.spi.KeyLayout layout) {
+        long total = 0;
+        for (int p = 0; p < layout.partitions(); p++) {
+            String stream = layout.journal(p);
+            if (!"1".equals(String.valueOf(redis.command("EXISTS", stream)))) {
+                continue;
+            }
+            List<?> groups = (List<?>) redis.command("XINFO", "GROUPS", stream);
+            boolean found = false;
+            for (Object g : groups) {
+                List<?> info = (List<?>) g;
+                Map<String, Object> f = new HashMap<>();
+                for (int i = 0; i + 1 < info.size(); i += 2) {
+                    f.put(String.valueOf(info.get(i)), info.get(i + 1));
+                }
+                if (LedgerConsumer.DEFAULT_GROUP.equals(f.get("name"))) {
+                    found = true;
+                    total += Long.parseLong(String.valueOf(f.get("pending"))) + Long.parseLong(String.valueOf(f.get("lag")));
+                }
+            }
+            if (!found) {
+                total += Long.parseLong(String.valueOf(redis.command("XLEN", stream)));
+            }
+        }
+        return total;
+    }
+
     /** Waits until the consumer's backlog is zero (everything journaled is in the database). */
     static void drained(LedgerConsumer consumer) {
         await("the journal is drained into the database", () -> consumer.backlog() == 0);
