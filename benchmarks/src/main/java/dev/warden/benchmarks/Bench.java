@@ -3,7 +3,9 @@ package dev.warden.benchmarks;
 import dev.warden.benchmarks.internal.Report;
 import dev.warden.benchmarks.internal.Runner;
 import dev.warden.benchmarks.internal.ServerCpu;
+import dev.warden.benchmarks.internal.QuotaSizing;
 import dev.warden.benchmarks.internal.ServerLimit;
+import dev.warden.benchmarks.internal.SustainedLedger;
 import dev.warden.benchmarks.scenarios.Accounts;
 import dev.warden.benchmarks.scenarios.BareRedisScripts;
 import dev.warden.benchmarks.scenarios.CuratorMutex;
@@ -59,6 +61,13 @@ public final class Bench implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/benchmarks", description = "output directory (default: ${DEFAULT-VALUE})")
     Path out;
 
+    @Option(names = "--ledger-consumers", split = ",", defaultValue = "1,2,4", description = "ledger consumers for the"
+            + " sustained row, one run each (default: ${DEFAULT-VALUE})")
+    List<Integer> ledgerConsumers;
+
+    @Option(names = "--ledger-seconds", defaultValue = "60", description = "length of each sustained ledger run (default: ${DEFAULT-VALUE})")
+    int ledgerSeconds;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Bench()).execute(args));
     }
@@ -68,6 +77,7 @@ public final class Bench implements Callable<Integer> {
         Files.createDirectories(out);
         Runner runner = new Runner(Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(seconds));
         List<Result> results = new ArrayList<>();
+        List<SustainedLedger.Row> ledgerRows = new ArrayList<>();
         boolean failed = false;
         // Durable settings on both sides, as production would run them: Redis with an append-only
         // file synced every second; PostgreSQL with fsync and synchronous commit (testkit's test
@@ -117,9 +127,39 @@ public final class Bench implements Callable<Integer> {
             if (selected("quota deduct redis-benchmark redis-cli")) {
                 results.addAll(new ServerLimit(redis, seconds).measure(quotaThreads.get(0)));
             }
+            if (selected("sizing")) {
+                QuotaSizing.Sizes sizes = new QuotaSizing(redis).measure();
+                Files.writeString(out.resolve("results-sizing.md"), sizes.markdown(), StandardCharsets.UTF_8);
+                System.out.println();
+                System.out.print(sizes.markdown());
+            }
+            if (selected("ledger, sustained")) {
+                SustainedLedger sustained = new SustainedLedger(redis, postgres, Duration.ofSeconds(ledgerSeconds),
+                        quotaThreads.get(0));
+                for (int n : ledgerConsumers) {
+                    System.out.printf("%-40s %d consumers, %d s ... ", "ledger, sustained", n, ledgerSeconds);
+                    System.out.flush();
+                    try {
+                        SustainedLedger.Row row = sustained.run(n);
+                        ledgerRows.add(row);
+                        System.out.printf("engine %,.0f/s, ledger %,.0f/s, backlog at end %,d, drained in %.1f s%n",
+                                row.deductionsPerSecond(), row.ledgerPerSecond(), row.backlogAtEnd(), row.drainSeconds());
+                    } catch (Exception e) {
+                        System.out.println("FAILED: " + e);
+                        failed = true;
+                    }
+                }
+            }
         }
         results.sort(Comparator.comparing(Result::scenario).thenComparingInt(Result::threads));
         Report.writeJsonLines(results, out.resolve("results.jsonl"));
+        if (!ledgerRows.isEmpty()) {
+            Files.write(out.resolve("results.jsonl"), ledgerRows.stream().map(SustainedLedger.Row::toJson).toList(),
+                    StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(out.resolve("results-ledger.md"), SustainedLedger.markdown(ledgerRows), StandardCharsets.UTF_8);
+            System.out.println();
+            System.out.print(SustainedLedger.markdown(ledgerRows));
+        }
         String table = Report.markdown(results);
         Files.writeString(out.resolve("results.md"), table, StandardCharsets.UTF_8);
         Files.writeString(out.resolve("results.svg"), Report.svg(results, "Warden benchmarks"), StandardCharsets.UTF_8);

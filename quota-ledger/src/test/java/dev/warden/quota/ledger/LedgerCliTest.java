@@ -85,5 +85,9 @@ class LedgerCliTest {
         assertThat(boot.out()).contains("0 accounts loaded");
         assertThat(run("quarantine", "--jdbc", jdbc).out()).contains("0 quarantined entries");
         assertThat(run("consume", "--redis", uri, "--jdbc", jdbc, "--batch-size", "0").code()).isEqualTo(2);
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc, "--redis-connect-timeout", "2s", "--redis-timeout", "1s")
+                .code()).as("the Redis timeouts are options").isZero();
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc, "--redis-timeout", "0s").code())
+                .as("a zero timeout is a configuration error").isEqualTo(2);
     }
 }

@@ -1,0 +1,204 @@
+package dev.warden.benchmarks.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.Ledger;
+import dev.warden.quota.ledger.LedgerConsumer;
+import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.spi.RedisConnector;
+import dev.warden.testkit.PostgresServer;
+import dev.warden.testkit.RedisServer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The money path at full speed for a sustained time: the engine deducts as fast as it can
+ * (asynchronous, a window in flight per thread) while {@code n} ledger consumers drain the journals
+ * into durable PostgreSQL. Reports the engine's rate, the ledger's rate over the same window, the
+ * backlog at the end and how long it took to drain, and Redis's memory before and after.
+ */
+public final class SustainedLedger {
+
+    /** One run's figures. */
+    public record Row(int consumers, int threads, double seconds, long deductions, long ledgerEntries, long backlogAtEnd,
+                      long maxBacklog, long longestJournal, double drainSeconds, long redisMemoryBefore,
+                      long redisMemoryAfter) {
+
+        public double deductionsPerSecond() {
+            return deductions / seconds;
+        }
+
+        public double ledgerPerSecond() {
+            return ledgerEntries / seconds;
+        }
+
+        public String toJson() {
+            return String.format(Locale.ROOT, "{\"scenario\":\"ledger, sustained\",\"consumers\":%d,\"threads\":%d,"
+                            + "\"seconds\":%.1f,\"deductionsPerSecond\":%.1f,\"ledgerEntriesPerSecond\":%.1f,\"ratio\":%.3f,"
+                            + "\"backlogAtEnd\":%d,\"maxBacklog\":%d,\"longestJournal\":%d,\"drainSeconds\":%.2f,"
+                            + "\"redisUsedMemoryBefore\":%d,\"redisUsedMemoryAfter\":%d}", consumers, threads, seconds,
+                    deductionsPerSecond(), ledgerPerSecond(), ledgerPerSecond() / deductionsPerSecond(), backlogAtEnd,
+                    maxBacklog, longestJournal, drainSeconds, redisMemoryBefore, redisMemoryAfter);
+        }
+    }
+
+    private static final int ACCOUNTS = 1_000;
+    private static final int WINDOW = 32;
+    private static final long INITIAL = 1L << 50;
+
+    private final RedisServer redis;
+    private final PostgresServer postgres;
+    private final Duration duration;
+    private final int threads;
+
+    public SustainedLedger(RedisServer redis, PostgresServer postgres, Duration duration, int threads) {
+        this.redis = redis;
+        this.postgres = postgres;
+        this.duration = duration;
+        this.threads = threads;
+    }
+
+    public Row run(int consumers) throws InterruptedException {
+        String namespace = "ledger-bench-" + consumers + "-" + Long.toHexString(System.nanoTime());
+        String schema = namespace.replace('-', '_');
+        postgres.psql("CREATE SCHEMA " + schema);
+        Map<String, Object> settings = new HashMap<>();
+        settings.put("warden.quota.endpoint", redis.uri());
+        settings.put("warden.quota.namespace", namespace);
+        settings.put("warden.lock.ttl", "10s");
+        KeyLayout layout = new KeyLayout(namespace, 16);
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(postgres.jdbcUrl() + (postgres.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema);
+        hc.setMaximumPoolSize(2 * consumers + 2);
+        List<LedgerConsumer> running = new ArrayList<>();
+        try (HikariDataSource ds = new HikariDataSource(hc); QuotaService quota = QuotaService.create(settings)) {
+            Ledger.migrate(ds);
+            List<String> accounts = new ArrayList<>();
+            for (int i = 0; i < ACCOUNTS; i++) {
+                String a = "acct-" + i;
+                quota.open(a, INITIAL);
+                accounts.add(a);
+            }
+            for (int i = 0; i < consumers; i++) {
+                running.add(LedgerConsumer.builder(settings, ds).consumerName("bench-" + i).build().start());
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (running.stream().mapToInt(c -> c.partitions().size()).sum() < 16 || backlog(running) > 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the consumers did not take the 16 partitions");
+                }
+                LockSupport.parkNanos(50_000_000);
+            }
+            long memoryBefore = usedMemory();
+            long appliedBefore = applied(running);
+
+            AtomicLong deductions = new AtomicLong();
+            AtomicLong failures = new AtomicLong();
+            long end = System.nanoTime() + duration.toNanos();
+            List<Thread> load = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                Thread th = new Thread(() -> {
+                    long seq = 0;
+                    while (System.nanoTime() - end < 0) {
+                        CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
+                        for (int i = 0; i < WINDOW; i++) {
+                            String a = accounts.get(ThreadLocalRandom.current().nextInt(ACCOUNTS));
+                            window[i] = quota.deductAsync(a, 1, "s-" + thread + "-" + seq++).toCompletableFuture()
+                                    .whenComplete((o, e) -> {
+                                        if (e == null && o instanceof Outcome.Applied) {
+                                            deductions.incrementAndGet();
+                                        } else {
+                                            failures.incrementAndGet();
+                                        }
+                                    });
+                        }
+                        CompletableFuture.allOf(window).exceptionally(e -> null).join();
+                    }
+                }, "ledger-bench-load-" + t);
+                th.start();
+                load.add(th);
+            }
+            long started = System.nanoTime();
+            long maxBacklog = 0;
+            long longest = 0;
+            while (System.nanoTime() - end < 0) {
+                LockSupport.parkNanos(1_000_000_000L);
+                maxBacklog = Math.max(maxBacklog, backlog(running));
+                longest = Math.max(longest, longestJournal(layout));
+            }
+            for (Thread th : load) {
+                th.join();
+            }
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long ledgerEntries = applied(running) - appliedBefore;
+            long backlogAtEnd = backlog(running);
+            long drainStart = System.nanoTime();
+            while (backlog(running) > 0) {
+                LockSupport.parkNanos(20_000_000);
+            }
+            double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+            long memoryAfter = usedMemory();
+            if (failures.get() > 0) {
+                throw new IllegalStateException(failures.get() + " deductions failed");
+            }
+            long ledgerSum = Long.parseLong(postgres.psql("SET search_path TO " + schema
+                    + "; SELECT COUNT(*) FROM ledger_entries WHERE kind = 'deduct'"));
+            if (ledgerSum != deductions.get()) {
+                throw new IllegalStateException("the ledger holds " + ledgerSum + " deductions, " + deductions.get()
+                        + " were acknowledged");
+            }
+            return new Row(consumers, threads, seconds, deductions.get(), ledgerEntries, backlogAtEnd, maxBacklog, longest,
+                    drainSeconds, memoryBefore, memoryAfter);
+        } finally {
+            for (LedgerConsumer c : running) {
+                c.close();
+            }
+        }
+    }
+
+    private static long backlog(List<LedgerConsumer> consumers) {
+        return consumers.get(0).backlog(); // every consumer's candidates are all 16 partitions
+    }
+
+    private static long applied(List<LedgerConsumer> consumers) {
+        return consumers.stream().mapToLong(c -> c.stats().applied()).sum();
+    }
+
+    private long usedMemory() {
+        return Long.parseLong(RedisConnector.infoField(String.valueOf(redis.command("INFO", "memory")), "used_memory"));
+    }
+
+    private long longestJournal(KeyLayout layout) {
+        long longest = 0;
+        for (int p = 0; p < layout.partitions(); p++) {
+            longest = Math.max(longest, Long.parseLong(String.valueOf(redis.command("XLEN", layout.journal(p)))));
+        }
+        return longest;
+    }
+
+    /** The markdown table of the rows. */
+    public static String markdown(List<Row> rows) {
+        StringBuilder b = new StringBuilder("| consumers | engine deductions/s | ledger entries/s | ledger ÷ engine |"
+                + " backlog at end | largest backlog | longest journal | drain s | Redis used_memory before → after |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, "| %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f MB → %.1f MB |%n",
+                    r.consumers(), r.deductionsPerSecond(), r.ledgerPerSecond(), r.ledgerPerSecond() / r.deductionsPerSecond(),
+                    r.backlogAtEnd(), r.maxBacklog(), r.longestJournal(), r.drainSeconds(), r.redisMemoryBefore() / 1e6,
+                    r.redisMemoryAfter() / 1e6));
+        }
+        return b.toString();
+    }
+}
