@@ -30,7 +30,7 @@ if [ ! -s "$classpath" ] || [ ! -d examples/target/classes ] \
     || [ -n "$(find pom.xml ./*/pom.xml ./*/src/main -newer "$classpath" -print -quit 2>/dev/null)" ]; then
   echo "Building the examples (the first build downloads Maven and the dependencies) ..." >&2
   rm -f "$classpath"
-  if ! ./mvnw -q -B -ntp -DskipTests -pl examples -am package \
+  if ! ./mvnw -q -B -ntp -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip -pl examples -am package \
       dependency:build-classpath \
       -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime >&2; then
     echo "demo.sh: the build failed (see above)" >&2

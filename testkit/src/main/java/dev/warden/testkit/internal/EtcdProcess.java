@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 
 /**
  * One {@code etcd} member as a child process on loopback ports, with its own data directory that
- * survives {@link #kill()} and {@link #restart()}: a restarted member rejoins its cluster with its
+ * survives {@link #kill()} and {@link #relaunch()}: a restarted member rejoins its cluster with its
  * data (the initial-cluster flags are ignored once the directory holds a member).
  */
 public final class EtcdProcess {

@@ -28,6 +28,8 @@ final class ZooKeeperClassPath {
         // ZooKeeper marks these two provided, but a 3.9 server does not start without them.
         REQUIRED.put("com.codahale.metrics.Reservoir", "io.dropwizard.metrics:metrics-core");
         REQUIRED.put("org.xerial.snappy.SnappyInputStream", "org.xerial.snappy:snappy-java");
+        // Its configuration links Netty's TLS classes even when TLS is off.
+        REQUIRED.put("io.netty.handler.ssl.SslContext", "io.netty:netty-handler");
     }
 
     private static volatile String cached;

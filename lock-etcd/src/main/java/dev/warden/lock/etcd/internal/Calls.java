@@ -25,7 +25,9 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -70,14 +72,15 @@ final class Calls {
     private final ManagedChannel channel;
     private final Channel withLeader;
 
-    Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints, String target,
-          Duration connectTimeout, ThreadFactory ioThreads) {
+    Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints,
+          List<InetSocketAddress> members, Duration connectTimeout, ThreadFactory ioThreads) {
         this.timers = timers;
         this.completions = completions;
         this.timeout = timeout;
         this.endpoints = endpoints;
         this.io = new MultiThreadIoEventLoopGroup(1, ioThreads, NioIoHandler.newFactory());
-        this.channel = NettyChannelBuilder.forTarget(target)
+        this.channel = NettyChannelBuilder.forTarget(Members.target())
+                .setNameResolverArg(Members.MEMBERS, members)
                 .eventLoopGroup(io)
                 .channelType(NioSocketChannel.class)
                 .executor(completions)

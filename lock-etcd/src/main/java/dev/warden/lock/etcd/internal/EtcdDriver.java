@@ -13,6 +13,7 @@ import io.etcd.jetcd.api.TxnResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,10 +65,10 @@ public final class EtcdDriver implements LockDriver {
         // Spread clients over the members; gRPC's pick_first then fails over in this order.
         Collections.shuffle(uris);
         String shown = config.endpoints().stream().map(String::trim).collect(Collectors.joining(","));
-        // jetcd's "ip" name resolver: every member an address, tried in this order.
-        String target = "ip:///" + uris.stream().map(u -> u.getHost() + ":" + u.getPort()).distinct()
-                .collect(Collectors.joining(","));
-        calls = new Calls(timers, completions, config.requestTimeout(), shown, target, config.connectTimeout(),
+        // Every member an address, tried in this order (see Members).
+        List<InetSocketAddress> members = uris.stream()
+                .map(u -> InetSocketAddress.createUnresolved(u.getHost(), u.getPort())).distinct().toList();
+        calls = new Calls(timers, completions, config.requestTimeout(), shown, members, config.connectTimeout(),
                 daemon("warden-etcd-io-" + n));
     }
 
