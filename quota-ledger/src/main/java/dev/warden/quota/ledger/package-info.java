@@ -3,21 +3,22 @@
  * and reconciliation between the two.
  *
  * <ul>
- *   <li>{@link dev.warden.quota.ledger.Ledger}: the schema (PostgreSQL in production and CI; H2 as the
- *       demo's embedded default, tested too) and the quarantine. Tables are created only when asked:
- *       {@code Ledger.createSchema(dataSource)}, the CLI's {@code schema --create}, or the shipped SQL
- *       applied by hand. Nothing runs DDL implicitly.</li>
- *   <li>{@link dev.warden.quota.ledger.LedgerConsumer}: the journal consumer (a consumer group per
- *       partition stream, one transaction per batch, {@code XACK} after commit, {@code XAUTOCLAIM} of a
- *       dead consumer's entries, quarantine, compensation of replays), with
- *       {@link dev.warden.quota.ledger.LedgerListener} as its metrics hooks.</li>
+ *   <li>{@link dev.warden.quota.ledger.Ledger}: the versioned schema (PostgreSQL in production and CI; H2
+ *       as the demo's embedded default, tested too) and the quarantine. The schema changes only when
+ *       asked: {@code Ledger.migrate(dataSource)}, the CLI's {@code schema --migrate}, or the shipped
+ *       migrations applied by hand. Nothing runs DDL implicitly.</li>
+ *   <li>{@link dev.warden.quota.ledger.LedgerConsumer}: journal consumers (a consumer group per
+ *       partition stream; each partition owned by one consumer through a Warden lock, its token checked
+ *       by the database in every batch's transaction; acknowledgement and trimming after commit;
+ *       take-over of a dead consumer's entries; quarantine; compensation of replays), with
+ *       {@link dev.warden.quota.ledger.LedgerListener} as their metrics hooks.</li>
  *   <li>{@link dev.warden.quota.ledger.Reconciler}: check, repair (dry run unless asked) and bootstrap
  *       of an empty Redis from the database, one-shot or scheduled.</li>
  *   <li>{@link dev.warden.quota.ledger.LedgerCli}: all of the above from the command line (picocli).</li>
  * </ul>
  *
  * <p>Dependencies: the library takes any {@link javax.sql.DataSource}; the PostgreSQL driver is a
- * runtime dependency of quota-core; HikariCP backs the CLI's pool; H2 ({@code com.h2database:h2}) is
+ * runtime dependency of quota-ledger; HikariCP backs the CLI's pool; H2 ({@code com.h2database:h2}) is
  * not shipped: a demo that wants the embedded database adds it and passes an H2 URL
  * ({@code jdbc:h2:file:./ledger} or {@code jdbc:h2:mem:ledger;DB_CLOSE_DELAY=-1}).
  *
