@@ -1,0 +1,23 @@
+package dev.warden.quota.ledger;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A consumer's counters since start: written by its loop, read from any thread. */
+final class ConsumerCounters {
+
+    final AtomicLong batches = new AtomicLong();
+    final AtomicLong applied = new AtomicLong();
+    final AtomicLong redelivered = new AtomicLong();
+    final AtomicLong quarantined = new AtomicLong();
+    final AtomicLong compensated = new AtomicLong();
+    final AtomicLong claimed = new AtomicLong();
+    final AtomicLong databaseRetries = new AtomicLong();
+    final AtomicLong redisRetries = new AtomicLong();
+    final AtomicLong fenced = new AtomicLong();
+    final AtomicLong trimmed = new AtomicLong();
+
+    LedgerConsumer.Stats snapshot() {
+        return new LedgerConsumer.Stats(batches.get(), applied.get(), redelivered.get(), quarantined.get(),
+                compensated.get(), claimed.get(), databaseRetries.get(), redisRetries.get(), fenced.get(), trimmed.get());
+    }
+}

@@ -1,0 +1,444 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.lock.Lease;
+import dev.warden.quota.EntryKind;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.internal.JournalStreams;
+import dev.warden.quota.spi.KeyLayout;
+import io.lettuce.core.StreamMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One consumer's loop, on its own thread: rebalance (register, drop lost partitions, shed, take),
+ * sweep owned partitions for entries pending on others, read new entries, write each partition's batch
+ * fenced, compensate replays, acknowledge and trim. The policy lives here; the stream protocol is
+ * {@link JournalStreams}', the SQL {@link LedgerSql}'s, the lifecycle {@link LedgerConsumer}'s.
+ *
+ * <p>Confined to its thread: the loop connection ({@code streams}), the ownership, {@code fences} and
+ * {@code dialect}. {@code running} and {@code ownedSnapshot} are volatile (read by other threads);
+ * the counters are atomic.
+ */
+final class ConsumerLoop implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(LedgerConsumer.class);
+
+    /** The parts the loop works with, handed over as one value. */
+    record Parts(ConsumerSettings settings, KeyLayout layout, DataSource dataSource, LedgerListener listener,
+                 JournalStreams streams, QuotaService quota, PartitionOwnership ownership, ConsumerRegistry registry,
+                 ConsumerCounters counters) {
+    }
+
+    private final ConsumerSettings settings;
+    private final KeyLayout layout;
+    private final DataSource dataSource;
+    private final LedgerListener listener;
+    private final JournalStreams streams;
+    private final QuotaService quota;
+    private final PartitionOwnership ownership;
+    private final ConsumerRegistry registry;
+    private final ConsumerCounters counters;
+    private final Map<String, Integer> partitionOf = new HashMap<>();
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final Map<Integer, PartitionFence> fences = new HashMap<>();
+    private volatile boolean running = true;
+    private volatile Set<Integer> ownedSnapshot = Set.of();
+    private Ledger.Dialect dialect;
+
+    ConsumerLoop(Parts parts) {
+        this.settings = parts.settings();
+        this.layout = parts.layout();
+        this.dataSource = parts.dataSource();
+        this.listener = parts.listener();
+        this.streams = parts.streams();
+        this.quota = parts.quota();
+        this.ownership = parts.ownership();
+        this.registry = parts.registry();
+        this.counters = parts.counters();
+        for (int p : settings.candidates()) {
+            partitionOf.put(layout.journal(p), p);
+        }
+    }
+
+    boolean running() {
+        return running;
+    }
+
+    /** The partitions owned now, published by the loop. */
+    Set<Integer> owned() {
+        return ownedSnapshot;
+    }
+
+    /** Asks the loop to stop: a batch being written finishes or is abandoned unacknowledged. */
+    void requestStop() {
+        running = false;
+        stopSignal.countDown();
+    }
+
+    @Override
+    public void run() {
+        Duration backoff = settings.initialBackoff();
+        long nextRebalance = System.nanoTime();
+        long nextSweep = System.nanoTime();
+        long nextLag = System.nanoTime();
+        try {
+            while (running) {
+                try {
+                    long now = System.nanoTime();
+                    if (now - nextRebalance >= 0) {
+                        rebalance();
+                        nextRebalance = System.nanoTime() + settings.rebalanceInterval().toNanos();
+                    }
+                    if (fences.isEmpty()) {
+                        pause(settings.rebalanceInterval().dividedBy(4));
+                        continue;
+                    }
+                    if (System.nanoTime() - nextSweep >= 0) {
+                        for (int p : List.copyOf(fences.keySet())) {
+                            sweep(p);
+                        }
+                        nextSweep = System.nanoTime() + settings.sweepInterval().toNanos();
+                    }
+                    readNew();
+                    if (System.nanoTime() - nextLag >= 0) {
+                        reportLag();
+                        nextLag = System.nanoTime() + settings.lagInterval().toNanos();
+                    }
+                    backoff = settings.initialBackoff();
+                } catch (Stopped e) {
+                    break;
+                } catch (RuntimeException e) {
+                    if (!running) {
+                        break;
+                    }
+                    if (JournalStreams.isNoGroup(e)) {
+                        log.warn("the ledger's consumer group is gone (Redis lost its data?): creating it again");
+                        for (int p : fences.keySet()) {
+                            streams.ensureGroup(layout.journal(p));
+                        }
+                        continue;
+                    }
+                    counters.redisRetries.incrementAndGet();
+                    Duration wait = backoff;
+                    log.warn("ledger consumer: Redis failed ({}); trying again in {} ms", e.toString(), wait.toMillis());
+                    notify(() -> listener.redisUnavailable(e, wait));
+                    if (!sleep(wait)) {
+                        break;
+                    }
+                    backoff = next(backoff);
+                }
+            }
+        } finally {
+            running = false;
+            fences.clear();
+            if (ownership != null) {
+                ownership.releaseAll();
+            }
+            ownedSnapshot = Set.of();
+            registry.leave();
+            log.info("ledger consumer {} stopped", settings.consumerName());
+        }
+    }
+
+    /** Drops lost partitions, registers, sheds partitions beyond the fair share and takes free ones. */
+    private void rebalance() {
+        for (int p : ownership.dropLost()) {
+            fences.remove(p);
+            log.warn("ledger consumer {} lost partition {} (its lease ended); another consumer takes it over",
+                    settings.consumerName(), p);
+            notify(() -> listener.partitionLost(p));
+        }
+        List<String> live = registry.heartbeat();
+        int rank = Math.max(0, live.indexOf(settings.consumerName()));
+        int share = ownership.share(live.size());
+        for (int p : ownership.shed(share)) {
+            fences.remove(p);
+            log.info("ledger consumer {} released partition {} ({} consumers share {} partitions)", settings.consumerName(),
+                    p, live.size(), settings.candidates().size());
+        }
+        List<Integer> taken = ownership.take(share, rank * settings.candidates().size() / Math.max(1, live.size()));
+        log.debug("ledger consumer {}: {} live, share {}, holding {}, took {}", settings.consumerName(), live.size(), share,
+                ownership.partitions(), taken);
+        // A partition whose start failed half-way (Redis or the database went away) is started again.
+        for (int p : List.copyOf(ownership.partitions())) {
+            if (!fences.containsKey(p)) {
+                onTaken(p);
+            }
+        }
+        ownedSnapshot = Set.copyOf(new TreeSet<>(fences.keySet()));
+    }
+
+    /** A partition just taken: its group, its fence in the database, then what others left pending. */
+    private void onTaken(int p) {
+        Lease lease = ownership.lease(p);
+        String stream = layout.journal(p);
+        streams.ensureGroup(stream);
+        PartitionFence fence = new PartitionFence(stream, lease.fencingToken(), settings.consumerName());
+        if (!lease.isValid()) {
+            ownership.release(p);
+            return;
+        }
+        // One attempt: a database that fails (or a superseded owner still holding the partition's row in an
+        // open transaction) must not stall the other partitions; the next rebalance tries again.
+        try (Connection c = dataSource.getConnection()) {
+            ensureDialect(c);
+            fence.claim(c, dialect, lockTimeout());
+        } catch (PartitionFence.FencedOut e) {
+            counters.fenced.incrementAndGet();
+            log.error("ledger consumer {} cannot take partition {}: {} (did the lock backend lose its data, or"
+                    + " change?); leaving it", settings.consumerName(), p, e.getMessage());
+            notify(() -> listener.fenced(p, fence.token()));
+            ownership.release(p);
+            return;
+        } catch (SQLException | RuntimeException e) {
+            counters.databaseRetries.incrementAndGet();
+            log.warn("ledger: recording the owner of partition {} failed ({}); trying again at the next rebalance", p,
+                    e.toString());
+            notify(() -> listener.databaseUnavailable(e, settings.rebalanceInterval()));
+            return;
+        }
+        fences.put(p, fence);
+        log.info("ledger consumer {} took partition {} (token {})", settings.consumerName(), p, fence.token());
+        notify(() -> listener.partitionTaken(p, fence.token()));
+        sweep(p);
+    }
+
+    /** Claims every entry of an owned partition pending on any consumer (dead or superseded), and applies them in order. */
+    private void sweep(int p) {
+        String stream = layout.journal(p);
+        String cursor = "0-0";
+        do {
+            if (!fences.containsKey(p)) {
+                return;
+            }
+            JournalStreams.Claimed claimed = streams.claim(stream, cursor, Duration.ZERO, settings.batchSize());
+            List<StreamMessage<String, String>> messages = claimed.entries();
+            if (!messages.isEmpty()) {
+                counters.claimed.addAndGet(messages.size());
+                process(p, stream, messages, true);
+            }
+            cursor = claimed.next();
+            if (claimed.done()) {
+                break;
+            }
+        } while (running);
+    }
+
+    private void readNew() {
+        List<String> owned = new ArrayList<>();
+        for (int p : fences.keySet()) {
+            Lease lease = ownership.lease(p);
+            if (lease != null && lease.isValid()) {
+                owned.add(layout.journal(p));
+            }
+        }
+        if (owned.isEmpty()) {
+            return;
+        }
+        Map<String, List<StreamMessage<String, String>>> byStream = streams.readNew(owned, settings.batchSize(),
+                settings.blockTime());
+        for (Map.Entry<String, List<StreamMessage<String, String>>> e : byStream.entrySet()) {
+            Integer p = partitionOf.get(e.getKey());
+            if (p != null) {
+                process(p, e.getKey(), e.getValue(), false);
+            }
+        }
+    }
+
+    /** One partition's batch: write (fenced, retrying while the database is down), compensate, acknowledge and trim. */
+    private void process(int partition, String stream, List<StreamMessage<String, String>> messages, boolean claimed) {
+        long started = System.nanoTime();
+        List<BatchWriter.Raw> raws = new ArrayList<>(messages.size());
+        List<String> ids = new ArrayList<>(messages.size());
+        for (StreamMessage<String, String> m : messages) {
+            ids.add(m.getId());
+            if (m.getBody() != null) {
+                raws.add(new BatchWriter.Raw(m.getId(), m.getBody()));
+            }
+        }
+        List<BatchWriter.Step> steps = List.of();
+        if (!raws.isEmpty()) {
+            steps = writeWithRetry(partition, stream, raws);
+            if (steps == null) {
+                return; // fenced or lost: not ours to acknowledge; the new owner takes the entries over
+            }
+        }
+        int nApplied = 0;
+        int nRedelivered = 0;
+        int nQuarantined = 0;
+        int nCompensated = 0;
+        for (BatchWriter.Step s : steps) {
+            switch (s.action) {
+                case APPLY -> nApplied++;
+                case REDELIVERED, ALREADY_QUARANTINED -> nRedelivered++;
+                case QUARANTINE -> {
+                    nQuarantined++;
+                    QuarantinedEntry q = s.quarantined();
+                    log.error("ledger: quarantined journal entry {} of {} ({}): {}; fields {}", s.raw.id(), stream,
+                            s.reason, s.detail, s.raw.fields());
+                    notify(() -> listener.quarantined(q));
+                }
+                case COMPENSATE, COMPENSATE_AGAIN -> {
+                    if (s.action == BatchWriter.Action.COMPENSATE) {
+                        nApplied++;
+                    }
+                    compensate(stream, s);
+                    nCompensated++;
+                }
+            }
+        }
+        JournalStreams.Trim trim = streams.ackAndTrim(stream, ids);
+        counters.trimmed.addAndGet(trim.removed());
+        counters.batches.incrementAndGet();
+        counters.applied.addAndGet(nApplied);
+        counters.redelivered.addAndGet(nRedelivered);
+        counters.quarantined.addAndGet(nQuarantined);
+        counters.compensated.addAndGet(nCompensated);
+        LedgerListener.Batch batch = new LedgerListener.Batch(partition, messages.size(), nApplied, nRedelivered,
+                nQuarantined, nCompensated, claimed, Duration.ofNanos(System.nanoTime() - started));
+        notify(() -> listener.batchCommitted(batch));
+    }
+
+    /** The batch's steps once committed; null when the partition is no longer this consumer's. */
+    private List<BatchWriter.Step> writeWithRetry(int partition, String stream, List<BatchWriter.Raw> raws) {
+        Duration backoff = settings.initialBackoff();
+        while (true) {
+            if (!running) {
+                throw new Stopped();
+            }
+            PartitionFence fence = fences.get(partition);
+            Lease lease = ownership.lease(partition);
+            if (fence == null || lease == null || !lease.isValid()) {
+                return null;
+            }
+            try (Connection c = dataSource.getConnection()) {
+                ensureDialect(c);
+                return new BatchWriter(dialect, partition, stream, fence).write(c, raws, lockTimeout());
+            } catch (PartitionFence.FencedOut e) {
+                counters.fenced.incrementAndGet();
+                log.warn("ledger consumer {}: the database refused a batch of partition {}: {}; it is another"
+                        + " consumer's now", settings.consumerName(), partition, e.getMessage());
+                notify(() -> listener.fenced(partition, fence.token()));
+                fences.remove(partition);
+                ownership.release(partition);
+                ownedSnapshot = Set.copyOf(new TreeSet<>(fences.keySet()));
+                return null;
+            } catch (SQLException | RuntimeException e) {
+                if (e instanceof Stopped) {
+                    throw (Stopped) e;
+                }
+                counters.databaseRetries.incrementAndGet();
+                Duration wait = backoff;
+                log.warn("ledger: writing a batch of {} entries failed ({}); retrying in {} ms", raws.size(), e.toString(),
+                        wait.toMillis());
+                notify(() -> listener.databaseUnavailable(e, wait));
+                pause(wait);
+                backoff = next(backoff);
+            }
+        }
+    }
+
+    /**
+     * How long a statement may wait for a row lock: a superseded owner frozen inside a transaction holds
+     * its partition's row, and the new owner must not wait for it forever.
+     */
+    private Duration lockTimeout() {
+        return settings.lockTimeout();
+    }
+
+    private void ensureDialect(Connection c) throws SQLException {
+        if (dialect == null) {
+            dialect = Ledger.Dialect.of(c);
+            Ledger.verifySchema(dataSource);
+        }
+    }
+
+    /**
+     * Undoes a replay in Redis under a derived request id. Throws when Redis is unavailable: the batch
+     * then stays unacknowledged, and the redelivery compensates again (idempotent by that request id).
+     */
+    private void compensate(String stream, BatchWriter.Step s) {
+        JournalEntry e = s.entry;
+        String requestId = s.compensationRequestId();
+        Outcome outcome = s.compensationKind() == EntryKind.REFUND
+                ? quota.refund(e.account(), e.amount(), requestId)
+                : quota.deduct(e.account(), e.amount(), requestId);
+        String status = outcome.status().name();
+        if (outcome.isApplied()) {
+            log.warn("ledger: request id '{}' of account {} reached Redis again after its idempotency record expired"
+                    + " (entry {}); compensated with a {} of {} as '{}'", e.requestId(), e.account(), e.entryId(),
+                    s.compensationKind().wireName(), e.amount(), requestId);
+        } else {
+            log.error("ledger: could not compensate the replay of request id '{}' of account {} (entry {}): Redis"
+                    + " answered {}; reconciliation will report the drift", e.requestId(), e.account(), e.entryId(), outcome);
+        }
+        try (Connection c = dataSource.getConnection()) {
+            BatchWriter.recordOutcome(c, stream, s.position, status);
+        } catch (SQLException | RuntimeException ex) {
+            log.warn("ledger: could not record the outcome {} of compensation {} (its journal entry records it)", status,
+                    requestId, ex);
+        }
+        Compensation compensation = new Compensation(e, requestId, s.compensationKind(), status);
+        notify(() -> listener.compensated(compensation));
+    }
+
+    private void reportLag() {
+        for (int p : fences.keySet()) {
+            JournalStreams.Backlog b = streams.backlog(layout.journal(p));
+            notify(() -> listener.lag(p, b.pending(), b.undelivered()));
+        }
+    }
+
+    private Duration next(Duration backoff) {
+        Duration doubled = backoff.multipliedBy(2);
+        return doubled.compareTo(settings.maxBackoff()) > 0 ? settings.maxBackoff() : doubled;
+    }
+
+    private void pause(Duration d) {
+        if (!sleep(d)) {
+            throw new Stopped();
+        }
+    }
+
+    /** Waits {@code d}; false when stopped (or interrupted) meanwhile. */
+    private boolean sleep(Duration d) {
+        try {
+            return !stopSignal.await(d.toNanos(), TimeUnit.NANOSECONDS) && running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void notify(Runnable hook) {
+        try {
+            hook.run();
+        } catch (RuntimeException e) {
+            log.warn("a ledger listener failed", e);
+        }
+    }
+
+    /** Unwinds the loop when the consumer is stopped. */
+    private static final class Stopped extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stopped() {
+            super(null, null, false, false);
+        }
+    }
+
+}

@@ -1,0 +1,354 @@
+package dev.warden.quota.ledger;
+
+import dev.warden.quota.ledger.internal.EntryId;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The ledger's statements for one partition's stream, in one place: the lookups a batch makes and
+ * the writes it does, per dialect. On PostgreSQL the batch-sized ones are one fixed statement over
+ * arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and JDBC
+ * batches. What to write, and when, is {@link BatchWriter}'s.
+ */
+final class LedgerSql {
+
+    private static final String INSERT_ACCOUNT = "INSERT INTO ledger_accounts (account, balance) VALUES (?, ?)";
+    private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?,"
+            + " updated_at = CURRENT_TIMESTAMP WHERE account = ?";
+    private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
+            + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
+    private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final int ENTRY_COLUMNS = 10;
+    private static final String INSERT_ENTRY = INSERT_ENTRY_HEAD + ENTRY_ROW;
+    private static final String INSERT_COMPENSATION = "INSERT INTO ledger_compensations (stream, entry_id, entry_ms,"
+            + " entry_seq, request_id, account, kind, amount, balance_after, token, compensation_request_id,"
+            + " compensation_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String INSERT_QUARANTINE = "INSERT INTO ledger_quarantine (stream, entry_id, entry_ms,"
+            + " entry_seq, account, kind, amount, request_id, balance_after, fields, reason, detail)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    /** Pairs per key lookup, rows per multi-row insert, accounts per balance update: well under 32767 parameters. */
+    private static final int CHUNK = 1000;
+
+    private final Ledger.Dialect dialect;
+    private final String stream;
+
+    LedgerSql(Ledger.Dialect dialect, String stream) {
+        this.dialect = dialect;
+        this.stream = stream;
+    }
+
+    // ---- lookups ----
+
+    /** The entries the ledger holds under these keys, at their positions (another stream's: (-1, -1)). */
+    Map<JournalEntry.Key, EntryId> knownKeys(Connection c, List<JournalEntry.Key> keys) throws SQLException {
+        Map<JournalEntry.Key, EntryId> known = new HashMap<>();
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            // Two arrays, one fixed statement: planned once, an index probe per key.
+            try (PreparedStatement ps = c.prepareStatement("SELECT e.account, e.request_id, e.stream, e.entry_ms, e.entry_seq"
+                    + " FROM ledger_entries e JOIN unnest(?::varchar[], ?::varchar[]) AS k(account, request_id)"
+                    + " ON e.account = k.account AND e.request_id = k.request_id")) {
+                ps.setArray(1, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::account).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::requestId).toArray()));
+                readKnown(ps, known);
+            }
+            return known;
+        }
+        for (int from = 0; from < keys.size(); from += CHUNK) {
+            List<JournalEntry.Key> chunk = keys.subList(from, Math.min(keys.size(), from + CHUNK));
+            String sql = "SELECT account, request_id, stream, entry_ms, entry_seq FROM ledger_entries WHERE"
+                    + " (account, request_id) IN (" + "(?, ?), ".repeat(chunk.size() - 1) + "(?, ?))";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                for (JournalEntry.Key k : chunk) {
+                    ps.setString(i++, k.account());
+                    ps.setString(i++, k.requestId());
+                }
+                readKnown(ps, known);
+            }
+        }
+        return known;
+    }
+
+    private void readKnown(PreparedStatement ps, Map<JournalEntry.Key, EntryId> known) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                // Another stream's entry under the same key is a different entry: never equal to ours.
+                EntryId id = rs.getString(3).equals(stream) ? new EntryId(rs.getLong(4), rs.getLong(5)) : new EntryId(-1, -1);
+                known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)), id);
+            }
+        }
+    }
+
+    /** Positions of this batch's range already recorded as compensated or quarantined (an earlier attempt). */
+    void positions(Connection c, long min, long max, Set<EntryId> compensated, Set<EntryId> quarantined)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 'c', entry_ms, entry_seq FROM ledger_compensations"
+                + " WHERE stream = ? AND entry_ms BETWEEN ? AND ? UNION ALL SELECT 'q', entry_ms, entry_seq"
+                + " FROM ledger_quarantine WHERE stream = ? AND entry_ms BETWEEN ? AND ?")) {
+            ps.setString(1, stream);
+            ps.setLong(2, min);
+            ps.setLong(3, max);
+            ps.setString(4, stream);
+            ps.setLong(5, min);
+            ps.setLong(6, max);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    (rs.getString(1).equals("c") ? compensated : quarantined).add(new EntryId(rs.getLong(2), rs.getLong(3)));
+                }
+            }
+        }
+    }
+
+    // ---- a batch's writes ----
+
+    /** One update per account with the sum of its changes; false when an account is unknown. */
+    boolean applyDeltas(Connection c, Map<String, Long> deltas) throws SQLException {
+        if (deltas.isEmpty()) {
+            return true;
+        }
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
+                    + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[]) AS d(account, delta)"
+                    + " WHERE a.account = d.account")) {
+                ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", deltas.values().toArray()));
+                return ps.executeUpdate() == deltas.size();
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
+            for (Map.Entry<String, Long> d : deltas.entrySet()) {
+                ps.setLong(1, d.getValue());
+                ps.setString(2, d.getKey());
+                ps.addBatch();
+            }
+            for (int count : ps.executeBatch()) {
+                if (count == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    void insertEntries(Connection c, List<JournalEntry> entries) throws SQLException {
+        if (entries.isEmpty()) {
+            return;
+        }
+        if (dialect == Ledger.Dialect.POSTGRESQL) {
+            int n = entries.size();
+            Object[] requests = new Object[n], accounts = new Object[n], kinds = new Object[n], amounts = new Object[n],
+                    balances = new Object[n], tokens = new Object[n], streams = new Object[n], ids = new Object[n],
+                    ms = new Object[n], seqs = new Object[n];
+            for (int i = 0; i < n; i++) {
+                JournalEntry e = entries.get(i);
+                EntryId id = EntryId.parse(e.entryId());
+                requests[i] = e.requestId();
+                accounts[i] = e.account();
+                kinds[i] = e.kind().wireName();
+                amounts[i] = e.amount();
+                balances[i] = e.balanceAfter();
+                tokens[i] = e.token().isPresent() ? e.token().getAsLong() : null;
+                streams[i] = e.stream();
+                ids[i] = e.entryId();
+                ms[i] = id.ms();
+                seqs[i] = id.seq();
+            }
+            // One fixed statement whatever the batch size, so the server plans it once.
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_entries (request_id, account, kind, amount,"
+                    + " balance_after, token, stream, entry_id, entry_ms, entry_seq) SELECT * FROM unnest(?::varchar[],"
+                    + " ?::varchar[], ?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[], ?::varchar[],"
+                    + " ?::bigint[], ?::bigint[])")) {
+                ps.setArray(1, c.createArrayOf("varchar", requests));
+                ps.setArray(2, c.createArrayOf("varchar", accounts));
+                ps.setArray(3, c.createArrayOf("varchar", kinds));
+                ps.setArray(4, c.createArrayOf("bigint", amounts));
+                ps.setArray(5, c.createArrayOf("bigint", balances));
+                ps.setArray(6, c.createArrayOf("bigint", tokens));
+                ps.setArray(7, c.createArrayOf("varchar", streams));
+                ps.setArray(8, c.createArrayOf("varchar", ids));
+                ps.setArray(9, c.createArrayOf("bigint", ms));
+                ps.setArray(10, c.createArrayOf("bigint", seqs));
+                ps.executeUpdate();
+            }
+            return;
+        }
+        for (int from = 0; from < entries.size(); from += CHUNK) {
+            List<JournalEntry> chunk = entries.subList(from, Math.min(entries.size(), from + CHUNK));
+            String sql = INSERT_ENTRY_HEAD + (ENTRY_ROW + ", ").repeat(chunk.size() - 1) + ENTRY_ROW;
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int offset = 0;
+                for (JournalEntry e : chunk) {
+                    bindEntry(ps, offset, e);
+                    offset += ENTRY_COLUMNS;
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** Openings, then compensations and quarantined entries: each a JDBC batch (they are rare). */
+    void insertAccounts(Connection c, List<JournalEntry> openings) throws SQLException {
+        if (openings.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_ACCOUNT)) {
+            for (JournalEntry e : openings) {
+                bindAccount(ps, e);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    void insertCompensations(Connection c, List<BatchWriter.Step> steps) throws SQLException {
+        if (steps.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_COMPENSATION)) {
+            for (BatchWriter.Step s : steps) {
+                bindCompensation(ps, s);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    void insertQuarantine(Connection c, List<BatchWriter.Step> steps) throws SQLException {
+        if (steps.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_QUARANTINE)) {
+            for (BatchWriter.Step s : steps) {
+                bindQuarantine(ps, s);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    // ---- one entry at a time (the slow path, under a savepoint each) ----
+
+    void insertAccount(Connection c, JournalEntry e) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_ACCOUNT)) {
+            bindAccount(ps, e);
+            ps.executeUpdate();
+        }
+    }
+
+    /** False when the account is unknown. */
+    boolean updateBalance(Connection c, JournalEntry e) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
+            bindBalance(ps, e);
+            return ps.executeUpdate() > 0;
+        }
+    }
+
+    void insertEntry(Connection c, JournalEntry e) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
+            bindEntry(ps, 0, e);
+            ps.executeUpdate();
+        }
+    }
+
+    void insertCompensation(Connection c, BatchWriter.Step s) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_COMPENSATION)) {
+            bindCompensation(ps, s);
+            ps.executeUpdate();
+        }
+    }
+
+    // ---- binding ----
+
+    static void bindAccount(PreparedStatement ps, JournalEntry e) throws SQLException {
+        ps.setString(1, e.account());
+        ps.setLong(2, e.amount());
+    }
+
+    static void bindBalance(PreparedStatement ps, JournalEntry e) throws SQLException {
+        ps.setLong(1, e.delta());
+        ps.setString(2, e.account());
+    }
+
+    static void bindEntry(PreparedStatement ps, int offset, JournalEntry e) throws SQLException {
+        EntryId id = EntryId.parse(e.entryId());
+        ps.setString(offset + 1, e.requestId());
+        ps.setString(offset + 2, e.account());
+        ps.setString(offset + 3, e.kind().wireName());
+        ps.setLong(offset + 4, e.amount());
+        ps.setLong(offset + 5, e.balanceAfter());
+        if (e.token().isPresent()) {
+            ps.setLong(offset + 6, e.token().getAsLong());
+        } else {
+            ps.setNull(offset + 6, Types.BIGINT);
+        }
+        ps.setString(offset + 7, e.stream());
+        ps.setString(offset + 8, e.entryId());
+        ps.setLong(offset + 9, id.ms());
+        ps.setLong(offset + 10, id.seq());
+    }
+
+    static void bindCompensation(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
+        JournalEntry e = s.entry;
+        ps.setString(1, e.stream());
+        ps.setString(2, e.entryId());
+        ps.setLong(3, s.position.ms());
+        ps.setLong(4, s.position.seq());
+        ps.setString(5, e.requestId());
+        ps.setString(6, e.account());
+        ps.setString(7, e.kind().wireName());
+        ps.setLong(8, e.amount());
+        ps.setLong(9, e.balanceAfter());
+        if (e.token().isPresent()) {
+            ps.setLong(10, e.token().getAsLong());
+        } else {
+            ps.setNull(10, Types.BIGINT);
+        }
+        ps.setString(11, s.compensationRequestId());
+        ps.setString(12, s.compensationKind().wireName());
+    }
+
+    void bindQuarantine(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
+        Map<String, String> f = s.raw.fields();
+        ps.setString(1, stream);
+        ps.setString(2, s.raw.id());
+        ps.setLong(3, s.position.ms());
+        ps.setLong(4, s.position.seq());
+        ps.setString(5, f.get("account"));
+        ps.setString(6, f.get("kind"));
+        setLongOrNull(ps, 7, f.get("amount"));
+        ps.setString(8, f.get("request"));
+        setLongOrNull(ps, 9, f.get("balance"));
+        ps.setString(10, Ledger.encodeFields(f));
+        ps.setString(11, s.reason.name());
+        ps.setString(12, s.detail);
+    }
+
+    private static void setLongOrNull(PreparedStatement ps, int index, String text) throws SQLException {
+        try {
+            ps.setLong(index, Long.parseLong(text));
+        } catch (NumberFormatException | NullPointerException e) {
+            ps.setNull(index, Types.BIGINT);
+        }
+    }
+
+    /** Records Redis's answer to a compensation; best effort (the compensation's own journal entry is the durable record). */
+    static void recordOutcome(Connection c, String stream, EntryId position, String outcome) throws SQLException {
+        c.setAutoCommit(true);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_compensations SET outcome = ?,"
+                + " compensated_at = CURRENT_TIMESTAMP WHERE stream = ? AND entry_ms = ? AND entry_seq = ?")) {
+            ps.setString(1, outcome);
+            ps.setString(2, stream);
+            ps.setLong(3, position.ms());
+            ps.setLong(4, position.seq());
+            ps.executeUpdate();
+        }
+    }
+}
