@@ -68,7 +68,7 @@ final class Support {
         Map<String, Object> s = new HashMap<>();
         s.put("warden.quota.endpoint", redis.uri());
         s.put("warden.quota.request-timeout", "3s");
-        s.put("warden.quota.connect-timeout", "3s");
+        s.put("warden.quota.connect-timeout", "10s"); // a cold JVM on a loaded machine: class loading, not the network
         // The consumers' partition locks (Redis on the quota endpoint by default): short, so a dead
         // consumer's partitions move on quickly.
         s.put("warden.lock.ttl", "2s");
