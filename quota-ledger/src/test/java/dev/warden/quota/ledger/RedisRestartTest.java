@@ -99,6 +99,10 @@ class RedisRestartTest {
                 }
             }
             Support.drained(consumer);
+            assertThat(postgres.server().psql("SET search_path TO " + schema + "; SELECT COUNT(*) FROM ledger_quarantine"))
+                    .as("quarantined: %s", postgres.server().psql("SET search_path TO " + schema
+                            + "; SELECT stream || ' ' || entry_id || ' ' || reason || ' ' || detail FROM ledger_quarantine"))
+                    .isEqualTo("0");
             for (String a : accounts) {
                 assertThat(acknowledged.get(a)).isEqualTo(60 * 11);
                 assertThat(quota.balance(a)).hasValue(100_000 - acknowledged.get(a));
