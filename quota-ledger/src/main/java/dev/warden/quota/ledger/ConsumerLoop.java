@@ -58,6 +58,8 @@ final class ConsumerLoop implements Runnable {
     private volatile boolean running = true;
     private volatile Set<Integer> ownedSnapshot = Set.of();
     private Ledger.Dialect dialect;
+    /** Set when entries may be pending ahead of new ones: the next round sweeps before it reads. */
+    private boolean sweepDue;
 
     ConsumerLoop(Parts parts) {
         this.settings = parts.settings();
@@ -93,6 +95,7 @@ final class ConsumerLoop implements Runnable {
     public void run() {
         Duration backoff = settings.initialBackoff();
         long nextRebalance = System.nanoTime();
+        sweepDue = true;
         long nextSweep = System.nanoTime();
         long nextLag = System.nanoTime();
         try {
@@ -107,7 +110,8 @@ final class ConsumerLoop implements Runnable {
                         pause(settings.rebalanceInterval().dividedBy(4));
                         continue;
                     }
-                    if (System.nanoTime() - nextSweep >= 0) {
+                    if (sweepDue || System.nanoTime() - nextSweep >= 0) {
+                        sweepDue = false;
                         for (int p : List.copyOf(fences.keySet())) {
                             sweep(p);
                         }
@@ -125,6 +129,8 @@ final class ConsumerLoop implements Runnable {
                     if (!running) {
                         break;
                     }
+                    // Whatever this round had read and not acknowledged stays pending: apply it before anything newer.
+                    sweepDue = true;
                     if (JournalStreams.isNoGroup(e)) {
                         log.warn("the ledger's consumer group is gone (Redis lost its data?): creating it again");
                         for (int p : fences.keySet()) {
@@ -261,6 +267,15 @@ final class ConsumerLoop implements Runnable {
 
     /** One partition's batch: write (fenced, retrying while the database is down), compensate, acknowledge and trim. */
     private void process(int partition, String stream, List<StreamMessage<String, String>> messages, boolean claimed) {
+        // A partition's entries are applied in journal order: an opening before the account's changes, a top-up
+        // before the deduction it made possible. New entries wait while older ones are pending anywhere (a round
+        // cut short by a failure, a superseded consumer's reads); the sweep applies those first, in order.
+        if (!claimed && streams.pendingBefore(stream, messages.get(0).getId())) {
+            log.debug("ledger consumer {}: entries of {} older than {} are pending; sweeping them first",
+                    settings.consumerName(), stream, messages.get(0).getId());
+            sweepDue = true;
+            return;
+        }
         long started = System.nanoTime();
         List<BatchWriter.Raw> raws = new ArrayList<>(messages.size());
         List<String> ids = new ArrayList<>(messages.size());

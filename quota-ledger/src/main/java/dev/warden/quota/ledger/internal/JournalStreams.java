@@ -140,15 +140,9 @@ public final class JournalStreams {
         }
     }
 
-    /** Entries of the group pending on consumers other than this one. */
-    public long pendingOnOthers(String stream) {
-        long others = 0;
-        for (Map.Entry<String, Long> e : redis.xpending(stream, group).getConsumerMessageCount().entrySet()) {
-            if (me == null || !e.getKey().equals(me.getName())) {
-                others += e.getValue();
-            }
-        }
-        return others;
+    /** Whether any entry older than {@code id} is pending on the group (on any consumer). */
+    public boolean pendingBefore(String stream, String id) {
+        return !redis.xpending(stream, group, Range.create("-", "(" + id), Limit.from(1)).isEmpty();
     }
 
     /**
