@@ -1,7 +1,7 @@
 package dev.warden.lock.zookeeper;
 
 import dev.warden.lock.LostReason;
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.ZooKeeperServer;
 import dev.warden.testkit.ZooKeeperServerExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -16,7 +16,7 @@ import java.util.Set;
 
 /** The whole lock contract against one real ZooKeeper server launched for this class. */
 @DisplayName("ZooKeeper backend, one server")
-class ZooKeeperLockContractTest extends LockContractTest {
+class ZooKeeperLockContractTest extends LockFaultContractTest {
 
     @RegisterExtension
     static final ZooKeeperServerExtension zookeeper = new ZooKeeperServerExtension();
