@@ -52,7 +52,7 @@ public abstract class LockFaultContractTest extends LockContractTest {
     }
 
     @Override
-    protected void heal() {
+    protected void undoFaults() {
         resumeServer();
     }
 

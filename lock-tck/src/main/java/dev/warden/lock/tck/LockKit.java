@@ -42,7 +42,7 @@ public abstract class LockKit {
     }
 
     /** Runs before each test's clients are closed: a fault kit undoes its faults here. */
-    protected void heal() {
+    protected void undoFaults() {
     }
 
     // ----- plumbing -----------------------------------------------------------------------------
@@ -53,7 +53,7 @@ public abstract class LockKit {
 
     @AfterEach
     void closeEverything() throws Exception {
-        heal();
+        undoFaults();
         for (int i = closeAfter.size() - 1; i >= 0; i--) {
             closeAfter.get(i).close();
         }
