@@ -217,7 +217,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 config.add("reconfigEnabled=false");
                 config.add("standaloneEnabled=false");
                 config.addAll(peers);
-                members.add(new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), i + 1, ports[i][0], config));
+                members.add(new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), i + 1, ports[i][0], config, List.of()));
             }
             return members;
         }
