@@ -7,15 +7,11 @@ import dev.warden.lock.spi.LockAttempt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The one acquire loop every backend runs: wait for the local turn, then poll the driver, and
@@ -245,7 +241,7 @@ final class Acquisition {
      * fails with UNAVAILABLE.
      */
     private void onFailure(Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = Outage.unwrap(error);
         LockAttempt old;
         long pause = 0;
         boolean retry;
@@ -254,12 +250,12 @@ final class Acquisition {
             attempt = null;
             long now = parts.time().nanoTime();
             boolean waitLeft = !(wait instanceof Wait.UpTo upTo) || now - startNanos - upTo.nanos() < 0;
-            retry = !stopping && isOutage(cause) && outage.failed(now, cause) && waitLeft;
+            retry = !stopping && Outage.isOutage(cause) && outage.failed(now, cause) && waitLeft;
             if (retry) {
                 pause = outage.backoffNanos(now);
             } else if (!stopping || stopReason.reason() == LockException.Reason.TIMEOUT) {
                 stopping = true;
-                stopReason = isOutage(cause) ? unreachable(cause) : asLockException(cause);
+                stopReason = Outage.isOutage(cause) ? unreachable(cause) : asLockException(cause);
             }
         }
         if (retry) {
@@ -322,7 +318,7 @@ final class Acquisition {
         parts.registry().removePending(this);
         if (!result.complete(held)) {
             // Cancelled as the grant arrived: the caller will never see this lease.
-            held.releaseInBackground(HeldLock.Releaser.HOLDER);
+            Release.inBackground(held, HeldLock.Releaser.HOLDER);
         }
     }
 
@@ -397,35 +393,16 @@ final class Acquisition {
         }
     }
 
-    /** Whether a failure says the server could not be reached or did not answer: worth another try. */
-    private static boolean isOutage(Throwable cause) {
-        if (cause instanceof LockException e) {
-            return e.reason() == LockException.Reason.UNAVAILABLE;
-        }
-        return cause instanceof IOException || cause instanceof TimeoutException;
-    }
-
     private LockException timeout() {
         return new LockException(LockException.Reason.TIMEOUT, "timed out waiting for lock '" + name + "'");
     }
 
     /** Called with the monitor held, or with none needed. */
     private LockException unreachable(Throwable cause) {
-        String how = outage.isOngoing() ? " (unreachable for the last " + outage.length(parts.time().nanoTime()).toMillis()
-                + " ms, outage tolerance " + parts.settings().outageTolerance().toMillis() + " ms)" : "";
-        return new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired"
-                + how + ": " + (cause == null ? "unknown error" : cause.getMessage()), cause);
+        return outage.unavailable("lock '" + name + "' could not be acquired", cause, parts.time().nanoTime());
     }
 
     private LockException asLockException(Throwable cause) {
         return cause instanceof LockException e ? e : unreachable(cause);
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 }

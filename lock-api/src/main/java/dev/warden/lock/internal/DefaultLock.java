@@ -68,7 +68,7 @@ final class DefaultLock implements DistributedLock {
         // acquisition must stop, or a grant that arrives later is held with nobody to release it.
         lease.whenComplete((l, e) -> {
             if (e != null && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
-                a.result.join().releaseInBackground(HeldLock.Releaser.HOLDER);
+                Release.inBackground(a.result.join(), HeldLock.Releaser.HOLDER);
             }
         });
         return lease;
@@ -114,7 +114,7 @@ final class DefaultLock implements DistributedLock {
     /** Waits for a stopped acquisition to clean up; a grant that raced the stop is released. */
     private static void awaitCleanUp(Acquisition a) {
         try {
-            Await.uninterruptibly(a.result).releaseInBackground(HeldLock.Releaser.HOLDER);
+            Release.inBackground(Await.uninterruptibly(a.result), HeldLock.Releaser.HOLDER);
         } catch (ExecutionException stopped) {
             // Cleaned up: nothing is held.
         }

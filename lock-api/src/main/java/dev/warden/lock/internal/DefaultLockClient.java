@@ -7,6 +7,7 @@ import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.internal.config.ClientSettings;
 import dev.warden.lock.internal.config.LockNames;
+import dev.warden.lock.internal.config.Settings;
 import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
 import dev.warden.lock.spi.LockDriver;
@@ -148,6 +149,6 @@ final class DefaultLockClient implements LockClient {
     @Override
     public String toString() {
         return "LockClient[" + parts.config().backend() + ", "
-                + dev.warden.lock.internal.config.Settings.masked(String.join(",", parts.config().endpoints())) + "]";
+                + Settings.masked(String.join(",", parts.config().endpoints())) + "]";
     }
 }

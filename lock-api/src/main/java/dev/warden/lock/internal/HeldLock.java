@@ -3,6 +3,7 @@ package dev.warden.lock.internal;
 import dev.warden.lock.LeaseLost;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
+import dev.warden.lock.internal.config.Durations;
 import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
 import org.slf4j.Logger;
@@ -81,7 +82,7 @@ final class HeldLock {
         // Server clocks may run fast; Redlock's allowance: 1% of the TTL plus 2 ms.
         this.driftNanos = ttlNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
         this.holdEndsAtNanos = grantedAtNanos + maxHoldTime.map(d -> Math.min(Wait.LONGEST_NANOS,
-                dev.warden.lock.internal.config.Durations.toNanosSaturated(d))).orElse(Wait.LONGEST_NANOS);
+                Durations.toNanosSaturated(d))).orElse(Wait.LONGEST_NANOS);
         this.queuePermit = queuePermit;
         this.reentryThread = reentryThread;
         this.loss = new LossNotice(name, parts.events());
@@ -358,11 +359,6 @@ final class HeldLock {
 
     // ----- release --------------------------------------------------------------------------------
 
-    /** Releases one hold, blocking: see {@link Release#await}. */
-    ReleaseOutcome releaseOne() {
-        return Release.await(this, release(Holds.ONE, Releaser.HOLDER));
-    }
-
     /**
      * Releases without blocking: completes with the outcome, or exceptionally with
      * {@code UNAVAILABLE} when the server did not confirm (the lock then expires within its TTL, as
@@ -414,15 +410,6 @@ final class HeldLock {
             parts.observer().lost(event);
             loss.announce(event);
         }
-    }
-
-    /** Releases every hold on a driver thread, where blocking could starve the reply it waits for. */
-    void releaseInBackground(Releaser releaser) {
-        release(Holds.ALL, releaser).whenComplete((outcome, error) -> {
-            if (error != null) {
-                log.warn("could not release lock '{}' (token {}); it expires within its TTL", name, grant.fencingToken(), error);
-            }
-        });
     }
 
     @Override

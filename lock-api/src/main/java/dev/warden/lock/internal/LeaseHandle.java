@@ -68,7 +68,7 @@ final class LeaseHandle implements Lease {
             return ReleaseOutcome.ALREADY_RELEASED;
         }
         tracked.done();
-        return held.releaseOne();
+        return Release.one(held);
     }
 
     @Override

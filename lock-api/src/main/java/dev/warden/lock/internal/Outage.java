@@ -1,8 +1,14 @@
 package dev.warden.lock.internal;
 
+import dev.warden.lock.LockException;
+
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * An acquisition's run of failed calls: since when, the last error, and the pause before its next
@@ -17,6 +23,7 @@ final class Outage {
     static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
+    private final Duration tolerance;
     private final long toleranceNanos;
     private boolean ongoing;
     private long sinceNanos;
@@ -24,6 +31,7 @@ final class Outage {
     private Throwable lastError;
 
     Outage(Duration tolerance) {
+        this.tolerance = tolerance;
         this.toleranceNanos = tolerance.toNanos();
     }
 
@@ -65,5 +73,29 @@ final class Outage {
         long pause = full / 2 + ThreadLocalRandom.current().nextLong(full / 2 + 1);
         long untilEnd = sinceNanos + toleranceNanos - now;
         return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(pause, untilEnd));
+    }
+
+    /** {@code UNAVAILABLE}, saying how long the outage lasted when one is under way. */
+    LockException unavailable(String what, Throwable cause, long now) {
+        String how = ongoing ? " (unreachable for the last " + length(now).toMillis() + " ms, outage tolerance "
+                + tolerance.toMillis() + " ms)" : "";
+        return new LockException(LockException.Reason.UNAVAILABLE, what + how + ": "
+                + (cause == null ? "unknown error" : cause.getMessage()), cause);
+    }
+
+    /** Whether a failure says the server could not be reached or did not answer: worth another try. */
+    static boolean isOutage(Throwable cause) {
+        if (cause instanceof LockException e) {
+            return e.reason() == LockException.Reason.UNAVAILABLE;
+        }
+        return cause instanceof IOException || cause instanceof TimeoutException;
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 }

@@ -72,7 +72,7 @@ final class Registry {
             byThread.put(new ReentryKey(h.name(), h.reentryThread()), h);
         }
         if (closed.get()) {
-            h.releaseInBackground(HeldLock.Releaser.CLOSING_CLIENT);
+            Release.inBackground(h, HeldLock.Releaser.CLOSING_CLIENT);
         }
     }
 

@@ -57,6 +57,20 @@ final class Release {
         });
     }
 
+    /** Releases one hold of {@code held}, blocking: see {@link #await}. */
+    static ReleaseOutcome one(HeldLock held) {
+        return await(held, held.release(HeldLock.Holds.ONE, HeldLock.Releaser.HOLDER));
+    }
+
+    /** Releases every hold without waiting, on a driver thread where blocking could starve the reply it waits for. */
+    static void inBackground(HeldLock held, HeldLock.Releaser releaser) {
+        held.release(HeldLock.Holds.ALL, releaser).whenComplete((outcome, error) -> {
+            if (error != null) {
+                log.warn("could not release lock '{}' (token {}); it expires within its TTL", held.name(), held.token(), error);
+            }
+        });
+    }
+
     /** A lease lost to its maximum hold time: compare-and-delete it, so the next holder need not wait out its TTL. */
     static void freeOnServer(HeldLock held, CompletableFuture<Boolean> pendingRenewal) {
         quiet(pendingRenewal).thenCompose(v -> held.parts().driver().release(held.grant())).whenComplete((removed, error) -> {

@@ -10,10 +10,11 @@ import java.util.function.Consumer;
  * returned stage completes (normally or exceptionally) within the configured request timeout.
  *
  * <p>Failures: a stage that fails with a {@link dev.warden.lock.LockException} of reason
- * {@code UNAVAILABLE} (or with any exception that is not a {@code LockException}) says the server
- * could not be reached or did not answer; lock-api's acquire loop then abandons the attempt and
- * starts a new one after a backoff, until the caller's wait or the configured outage tolerance runs
- * out. Any other reason ({@code PROTOCOL}, {@code CLOSED}, ...) ends the acquisition at once.
+ * {@code UNAVAILABLE} (or with an {@link java.io.IOException} or a
+ * {@link java.util.concurrent.TimeoutException}) says the server could not be reached or did not
+ * answer; lock-api's acquire loop then abandons the attempt and starts a new one after a backoff,
+ * until the caller's wait or the configured outage tolerance runs out. Anything else
+ * ({@code PROTOCOL}, {@code CLOSED}, an unexpected exception) ends the acquisition at once.
  *
  * <p>A driver that can also hand a lock on in one step implements {@link HandOffDriver}.
  */
