@@ -43,6 +43,9 @@ import java.util.concurrent.TimeUnit;
  * confirmed (the call timed out) is abandoned by writing the marker and deleting the entry if it
  * holds this attempt's owner, in one transaction, so a creation that reaches the server late finds
  * the marker and does nothing, and a later attempt's entry is never deleted.
+ *
+ * <p>Concurrency: every mutable field is guarded by {@code this}; lock-api never runs two calls of one
+ * attempt at once, but watch events and session losses arrive on other threads.
  */
 final class EtcdAttempt implements LockAttempt {
 

@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * timeout and fail at once while disconnected rather than queue, so lock-api hears of an outage
  * instead of waiting on it; Lettuce reconnects in the background, at most {@link #MAX_RECONNECT_DELAY}
  * apart, and resubscribes.
+ *
+ * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts' digests);
+ * {@code closed} is atomic.
  */
 public final class RedisDriver implements HandOffDriver {
 

@@ -21,6 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * counts changed and the server ends up subscribed exactly when someone listens. A channel the
  * server confirms or delivers that nobody listens to (a confirmation that came after its deadline,
  * Lettuce resubscribing after a reconnect what an unsent UNSUBSCRIBE left behind) is unsubscribed.
+ *
+ * <p>Concurrency: {@code channels} and {@code closed} are guarded by {@code this}; listeners are told
+ * outside it.
  */
 final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
