@@ -50,8 +50,21 @@ public interface DistributedLock {
     /**
      * This lock as a {@link Lock}, for code written against {@code java.util.concurrent}. Its
      * holds belong to the calling thread, as the {@link Lock} contract says; {@code unlock()} by a
-     * thread that does not hold it throws {@link IllegalMonitorStateException}. Conditions are not
-     * supported.
+     * thread that does not hold it throws {@link IllegalMonitorStateException}, and {@code unlock()}
+     * of a hold whose lease was lost meanwhile removes the hold and throws {@link LockException}
+     * with reason {@link LockException.Reason#LOST}, so code written against {@link Lock} learns
+     * that its critical section was not protected to its end. Conditions are not supported.
      */
     Lock asLock();
+
+    /**
+     * The same lock, whose acquisitions are held at most {@code maxHoldTime}: then the lease keeper
+     * stops renewing, releases the lock on the server and reports the lease lost with
+     * {@link LostReason#MAX_HOLD_TIME}, for holders that hang (Redisson's "lease time"). Counted from
+     * the grant. A reentrant acquisition joins the hold it re-enters and keeps that hold's limit.
+     * Replaces the client's default ({@code warden.lock.max-hold-time}).
+     *
+     * @throws IllegalArgumentException when {@code maxHoldTime} is null, zero or negative
+     */
+    DistributedLock withMaxHoldTime(Duration maxHoldTime);
 }

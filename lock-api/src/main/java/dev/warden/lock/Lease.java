@@ -10,10 +10,14 @@ import java.util.function.Consumer;
  * another thread and released there.
  *
  * <p>Validity is a deadline on the local monotonic clock, counted from when the acquire or the
- * last successful renewal was <em>sent</em>, less an allowance for clock drift, so the holder
- * stops believing it holds the lock no later than the server lets it expire. While the lease is
- * held a keeper renews it every TTL/3; when renewal finds another owner or the deadline passes,
- * the lease turns invalid and its listeners are told at once.
+ * last successful renewal was <em>sent</em>, less an allowance for clock drift (1% of the TTL plus
+ * 2 ms), so the holder stops believing it holds the lock no later than the server lets it expire.
+ * While the lease is held a keeper renews it every TTL/3. The lease is lost when a renewal finds
+ * another owner, when its session ends, when its maximum hold time passes, or when the deadline
+ * passes without a confirmed renewal (a renewal answered after the deadline does not revive it).
+ * The keeper's timer notices a passed deadline within milliseconds; {@link #isValid()} notices it
+ * at the moment it is called, whichever comes first, so a lease never reads valid past its
+ * deadline, not even right after a process pause.
  *
  * <p>Each acquisition returns its own lease object; for a reentrant acquisition the objects share
  * the lock, its token and its validity, and the lock is released on the server when the last of
@@ -33,7 +37,12 @@ public interface Lease extends AutoCloseable {
      */
     long fencingToken();
 
-    /** Whether the holder may still rely on the lease. */
+    /**
+     * Whether the holder may still rely on the lease: the moment of truth. A lease past its deadline
+     * is marked lost here, if the keeper has not done so yet, and every {@link #onLost} listener
+     * registered before the loss has run, once, before this returns {@code false} (unless it is
+     * called on Warden's event thread, from a listener, where they run after the current one).
+     */
     boolean isValid();
 
     /** Time left until the local validity deadline; zero once invalid. */
@@ -44,7 +53,9 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Registers a listener told once when this lease is lost (never on an orderly release). Runs
-     * on Warden's event thread; a listener added after the loss runs immediately there.
+     * on Warden's event thread, within milliseconds of the loss, and in any case before
+     * {@link #isValid()} returns {@code false} for it; a listener added after the loss runs
+     * immediately there. Listeners must be quick: they share one thread per client.
      */
     void onLost(Consumer<LeaseLost> listener);
 

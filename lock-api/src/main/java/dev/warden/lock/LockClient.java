@@ -14,12 +14,17 @@ import java.util.Properties;
  * {@link Properties} may be passed; unknown keys inside it are errors):
  * <table>
  *   <caption>settings</caption>
- *   <tr><td>{@code warden.lock.backend}</td><td>required: {@code redis}, {@code etcd} or {@code zookeeper}</td></tr>
- *   <tr><td>{@code warden.lock.endpoints}</td><td>required: comma-separated URIs, e.g. {@code redis://127.0.0.1:6379}</td></tr>
+ *   <tr><td>{@code warden.lock.backend}</td><td>required: {@code redis}, {@code etcd}, {@code zookeeper}, or {@code memory} (tests and a single JVM only)</td></tr>
+ *   <tr><td>{@code warden.lock.endpoints}</td><td>required: comma-separated URIs, e.g. {@code redis://127.0.0.1:6379}, {@code memory://tests}</td></tr>
  *   <tr><td>{@code warden.lock.namespace}</td><td>prefix of every key or path; default {@code warden}</td></tr>
  *   <tr><td>{@code warden.lock.ttl}</td><td>lease time to live; default {@code 30s}</td></tr>
  *   <tr><td>{@code warden.lock.connect-timeout}</td><td>default {@code 5s}</td></tr>
  *   <tr><td>{@code warden.lock.request-timeout}</td><td>deadline of every server call; default {@code 5s}</td></tr>
+ *   <tr><td>{@code warden.lock.outage-tolerance}</td><td>how long an acquisition keeps retrying (with backoff) while
+ *       the server cannot be reached before it fails with {@code UNAVAILABLE}; a timed acquisition also stops at its
+ *       wait; {@code 0s} fails at the first failed call; default {@code 30s}</td></tr>
+ *   <tr><td>{@code warden.lock.max-hold-time}</td><td>the longest any lease of the client is held, see
+ *       {@link DistributedLock#withMaxHoldTime}; default none</td></tr>
  *   <tr><td>{@code warden.lock.<backend>.*}</td><td>backend options, listed by each backend</td></tr>
  * </table>
  * Durations are written {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT30S}).

@@ -30,7 +30,14 @@ public class LockException extends RuntimeException {
         /** The client is closed. */
         CLOSED,
         /** The backend answered with something Warden does not understand. */
-        PROTOCOL
+        PROTOCOL,
+        /**
+         * {@link java.util.concurrent.locks.Lock#unlock()} on a lock view whose lease had been lost:
+         * the hold is gone, but the critical section was not protected to its end; the message says
+         * why the lease was lost. {@link Lease#release()} reports the same as
+         * {@link ReleaseOutcome#LOST} instead.
+         */
+        LOST
     }
 
     private final Reason reason;

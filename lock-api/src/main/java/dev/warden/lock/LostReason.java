@@ -9,5 +9,11 @@ public enum LostReason {
     /** The backend session that carried the lease ended (etcd lease revoked, ZooKeeper session lost). */
     SESSION_LOST,
     /** The client was closed while the lease was held and the release could not be confirmed. */
-    CLIENT_CLOSED
+    CLIENT_CLOSED,
+    /**
+     * The lease reached its maximum hold time ({@link DistributedLock#withMaxHoldTime}, setting
+     * {@code warden.lock.max-hold-time}): renewal stopped and the lock was released on the server
+     * for the next holder, whether or not the holder still works.
+     */
+    MAX_HOLD_TIME
 }

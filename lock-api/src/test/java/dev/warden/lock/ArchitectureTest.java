@@ -33,8 +33,20 @@ class ArchitectureTest {
     }
 
     @Test
-    @DisplayName("no package cycles")
+    @DisplayName("no package cycles, internal sub-packages included")
     void noCycles() {
-        slices().matching("dev.warden.lock.(*)..").should().beFreeOfCycles().check(api);
+        slices().matching("dev.warden.lock.(**)").should().beFreeOfCycles().check(api);
+    }
+
+    @Test
+    @DisplayName("time is read and timers armed only through the Timekeeper (Await measures its real-time limits itself)")
+    void oneClock() {
+        noClasses().that().resideOutsideOfPackage("dev.warden.lock.internal.time..")
+                .and().doNotHaveFullyQualifiedName("dev.warden.lock.internal.Await")
+                .should().callMethod(System.class, "nanoTime")
+                .orShould().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(java.time.Instant.class, "now")
+                .orShould().dependOnClassesThat().areAssignableTo(java.util.concurrent.ScheduledExecutorService.class)
+                .check(api);
     }
 }

@@ -29,7 +29,7 @@ import java.util.concurrent.CompletionStage;
  *   <tr><td>{@code warden.quota.allow-eviction}</td><td>{@code false} (default): a server whose
  *       {@code maxmemory-policy} can evict quota keys ({@code allkeys-*}, {@code volatile-*}) is refused at start;
  *       {@code true}: it is only logged as a warning</td></tr>
- *   <tr><td>{@code warden.quota.lock}</td><td>{@code none} (default), {@code redis}, {@code etcd} or {@code zookeeper}: the lock {@link #charge} takes</td></tr>
+ *   <tr><td>{@code warden.quota.lock}</td><td>{@code none} (default), {@code redis}, {@code etcd}, {@code zookeeper} or {@code memory} (one JVM only: tests): the lock {@link #charge} takes</td></tr>
  *   <tr><td>{@code warden.quota.lock-wait}</td><td>how long {@link #charge} waits for the lock; default {@code 10s}</td></tr>
  *   <tr><td>{@code warden.lock.*}</td><td>passed to {@code LockClient.create} unless the lock is {@code none};
  *       {@code warden.lock.backend} defaults to the lock setting, and for {@code redis}

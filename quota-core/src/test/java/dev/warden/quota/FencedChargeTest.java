@@ -89,6 +89,19 @@ class FencedChargeTest {
     }
 
     @Test
+    @DisplayName("charge with lock=memory (one JVM, for tests): fenced with the in-memory lock's token")
+    void chargeUnderTheMemoryLock() {
+        try (QuotaService quota = QuotaService.create(settings("warden.quota.lock", "memory"))) {
+            String account = "m-" + UUID.randomUUID();
+            quota.open(account, 100);
+            assertThat(quota.charge(account, "order-" + UUID.randomUUID(), balance -> 40)).isInstanceOf(Outcome.Applied.class);
+            Journal.Entry entry = entriesOf(account).get(1);
+            assertThat(entry.token()).isNotEqualTo("-");
+            assertThat(redis.server().command("HGET", LAYOUT.accountKey(account), "fence")).isEqualTo(entry.token());
+        }
+    }
+
+    @Test
     @DisplayName("charge with lock=none: the same steps, unlocked and unfenced")
     void chargeWithoutLock() {
         try (QuotaService quota = QuotaService.create(settings("warden.quota.lock", "none"))) {

@@ -98,12 +98,50 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
-    /** Thaws every paused member. */
+    /**
+     * Thaws every paused member and, when it thawed any, returns once the ensemble has settled: one
+     * leader and every other running member following, unchanged for five ticks. A leader whose
+     * followers were frozen past the sync limit steps down within a tick or two of thawing, and an
+     * election follows during which no session can be established; returning before it would hand
+     * the next test an ensemble that is about to stop serving.
+     *
+     * @throws IllegalStateException when it does not settle within 30 s
+     */
     public void resume() {
+        boolean thawed = false;
         for (ZooKeeperServer s : servers) {
             if (s.isPaused()) {
                 s.resume();
+                thawed = true;
             }
+        }
+        if (thawed) {
+            awaitSettled();
+        }
+    }
+
+    /** Waits until one member leads, every other running one follows, and that has held for five ticks. */
+    private void awaitSettled() {
+        long window = servers.get(0).tickTime().multipliedBy(5).toNanos();
+        long[] stableSince = {System.nanoTime()};
+        String[] last = {""};
+        boolean settled = Wait.until(LEADER_TIMEOUT, () -> {
+            String modes = modes();
+            long now = System.nanoTime();
+            boolean led = servers.stream().filter(s -> s.isRunning() && !s.isPaused()).map(s -> s.mode().orElse(""))
+                    .filter("leader"::equals).count() == 1
+                    && servers.stream().filter(s -> s.isRunning() && !s.isPaused())
+                    .allMatch(s -> s.mode().filter(m -> m.equals("leader") || m.equals("follower")).isPresent());
+            if (!led || !modes.equals(last[0])) {
+                last[0] = modes;
+                stableSince[0] = now;
+                return false;
+            }
+            return now - stableSince[0] >= window;
+        });
+        if (!settled) {
+            throw new IllegalStateException("the ensemble did not settle within " + LEADER_TIMEOUT.toSeconds()
+                    + " s after thawing; modes: " + modes());
         }
     }
 
@@ -217,7 +255,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 config.add("reconfigEnabled=false");
                 config.add("standaloneEnabled=false");
                 config.addAll(peers);
-                members.add(new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), i + 1, ports[i][0], config));
+                members.add(new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), i + 1, ports[i][0], config, List.of()));
             }
             return members;
         }

@@ -186,8 +186,23 @@ public final class ZooKeeperServer implements AutoCloseable {
     public static final class Builder {
 
         private Duration tickTime = DEFAULT_TICK;
+        private Duration containerCheckInterval;
 
         private Builder() {
+        }
+
+        /**
+         * How often the server deletes emptied container nodes ({@code znode.container.checkIntervalMs},
+         * 60 s by default): a short interval makes the race between a client creating a child and the
+         * server reaping its parent frequent enough to test.
+         */
+        public Builder containerCheckInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 1) {
+                throw new IllegalArgumentException("container check interval must be at least 1 ms, was " + interval);
+            }
+            this.containerCheckInterval = interval;
+            return this;
         }
 
         /** The tick time (default 100 ms); session timeouts from two ticks are accepted. */
@@ -200,8 +215,10 @@ public final class ZooKeeperServer implements AutoCloseable {
         public ZooKeeperServer start() {
             for (int attempt = 1; ; attempt++) {
                 int port = FreePorts.find();
+                List<String> properties = containerCheckInterval == null ? List.of()
+                        : List.of("znode.container.checkIntervalMs=" + containerCheckInterval.toMillis());
                 ZooKeeperProcess process = new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), 0, port,
-                        commonConfig(tickTime, port));
+                        commonConfig(tickTime, port), properties);
                 try {
                     process.launch();
                     process.awaitServing(START_TIMEOUT);

@@ -1,37 +1,43 @@
 package dev.warden.lock.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one acquire loop every backend runs: wait for the local turn, then poll the driver, and
- * between polls wait for {@code changed()}, the deadline or a stop, whichever comes first. A stop
- * (timeout, interrupt, cancel, close) releases a grant that raced in, abandons the attempt and
- * passes the local turn on before {@link #result} completes, so nothing is left held when the
- * caller hears of it.
+ * between polls wait for {@code changed()}, the deadline or a stop, whichever comes first. A failed
+ * call (the server unreachable or silent) abandons the attempt and, after a backoff, starts a new
+ * one, until the wait or the outage tolerance runs out ({@link Outage}). A stop (timeout,
+ * interrupt, cancel, close) releases a grant that raced in, abandons the attempt and passes the
+ * local turn on before {@link #result} completes, so nothing is left held when the caller hears of
+ * it.
+ *
+ * <p>Concurrency: every mutable field is guarded by {@code this}. Steps run on whichever thread
+ * completes the previous one (the caller's, a driver's, the keeper's); the driver never runs two
+ * calls of one attempt at once, and no call out is made while holding the monitor.
  */
 final class Acquisition {
 
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
-    private final DefaultLockClient client;
+    private final ClientParts parts;
     private final String name;
     private final String owner;
-    private final long startNanos = System.nanoTime();
-    private final long deadlineNanos;
-    private final boolean bounded;
+    private final Wait wait;
+    private final Optional<Duration> maxHoldTime;
     private final Thread reentryThread;
+    private final long startNanos;
+    private final Outage outage;
 
     /** Completes with the held lock, or exceptionally once everything has been cleaned up. */
     final CompletableFuture<HeldLock> result = new CompletableFuture<>();
@@ -43,43 +49,46 @@ final class Acquisition {
     private LocalQueue.Permit permit;
     private LockAttempt attempt;
     private CompletableFuture<Void> wake;
-    private ScheduledFuture<?> deadlineTimer;
+    private Alarm deadlineTimer;
+    private Alarm retryTimer;
 
-    Acquisition(DefaultLockClient client, String name, String owner, long waitNanos, boolean bounded,
+    /** @param reentryThread the blocking caller, whose later acquisitions re-enter; null for asynchronous ones */
+    Acquisition(ClientParts parts, String name, String owner, Wait wait, Optional<Duration> maxHoldTime,
                 Thread reentryThread) {
-        this.client = client;
+        this.parts = parts;
         this.name = name;
         this.owner = owner;
-        this.bounded = bounded;
-        this.deadlineNanos = startNanos + waitNanos;
+        this.wait = wait;
+        this.maxHoldTime = maxHoldTime;
         this.reentryThread = reentryThread;
+        this.startNanos = parts.time().nanoTime();
+        this.outage = new Outage(parts.settings().outageTolerance());
     }
 
     void start() {
-        CompletableFuture<LocalQueue.Turn> entered = client.queue().enter(name, owner);
-        boolean noWait = false;
+        CompletableFuture<LocalQueue.Turn> entered = parts.queue().enter(name, owner);
+        boolean leaveNow;
         synchronized (this) {
             turn = entered;
             // Stopped (client closing) before the turn was known: leave at once.
-            noWait = stopping;
-            if (bounded && !stopping) {
-                long left = deadlineNanos - System.nanoTime();
+            leaveNow = stopping;
+            if (wait instanceof Wait.UpTo upTo && !stopping) {
+                long left = startNanos + upTo.nanos() - parts.time().nanoTime();
                 if (left > 0) {
-                    deadlineTimer = client.scheduler().schedule(
-                            () -> stop(timeout()), left, TimeUnit.NANOSECONDS);
+                    deadlineTimer = parts.time().schedule(() -> stop(timeout()), left);
                 } else if (!entered.isDone()) {
                     stopping = true;
                     stopReason = timeout();
-                    noWait = true;
+                    leaveNow = true;
                 }
             }
         }
-        if (noWait) {
-            client.queue().leave(name, entered);
+        if (leaveNow) {
+            parts.queue().leave(name, entered);
         }
         entered.whenComplete((t, error) -> {
             if (error != null) {
-                giveUp(null);
+                giveUp();
             } else {
                 onTurn(t);
             }
@@ -95,20 +104,31 @@ final class Acquisition {
     void stop(LockException why) {
         CompletableFuture<LocalQueue.Turn> t;
         CompletableFuture<Void> w;
+        boolean backingOff;
         synchronized (this) {
             if (stopping || granted) {
                 return;
             }
             stopping = true;
-            stopReason = why;
+            // An outage outranks a timeout: "busy" must not hide "unreachable".
+            stopReason = why.reason() == LockException.Reason.TIMEOUT && outage.isOngoing()
+                    ? unreachable(outage.lastError()) : why;
             t = turn;
             w = wake;
+            backingOff = retryTimer != null;
+            if (backingOff) {
+                retryTimer.cancel();
+                retryTimer = null;
+            }
         }
         if (t != null) {
-            client.queue().leave(name, t);
+            parts.queue().leave(name, t);
         }
         if (w != null) {
             w.complete(null);
+        }
+        if (backingOff) {
+            giveUp();
         }
     }
 
@@ -121,34 +141,45 @@ final class Acquisition {
         if (t.grant() != null) {
             // The previous holder released and the server granted this acquisition in one step.
             onGrant(t.grant(), t.grantSentAtNanos());
-            return;
+        } else if (stop) {
+            giveUp();
+        } else {
+            newAttempt();
         }
-        if (stop) {
-            giveUp(null);
-            return;
-        }
+    }
+
+    private void newAttempt() {
+        LockAttempt a;
         try {
-            attempt = client.driver().attempt(name, owner);
+            a = parts.driver().attempt(name, owner);
         } catch (RuntimeException e) {
-            fail(e);
+            onFailure(e);
             return;
+        }
+        synchronized (this) {
+            attempt = a;
         }
         poll();
     }
 
     private void poll() {
-        long sentAt = System.nanoTime();
+        long sentAt = parts.time().nanoTime();
         CompletionStage<Optional<Grant>> polled;
         try {
-            polled = attempt.poll(client.config().ttl());
+            polled = attempt().poll(parts.config().ttl());
         } catch (RuntimeException e) {
-            fail(e);
+            onFailure(e);
             return;
         }
         polled.whenComplete((grant, error) -> {
             if (error != null) {
-                fail(error);
-            } else if (grant.isPresent()) {
+                onFailure(error);
+                return;
+            }
+            synchronized (this) {
+                outage.recovered();
+            }
+            if (grant.isPresent()) {
                 onGrant(grant.get(), sentAt);
             } else {
                 waitForChange();
@@ -156,11 +187,15 @@ final class Acquisition {
         });
     }
 
+    private synchronized LockAttempt attempt() {
+        return attempt;
+    }
+
     private void waitForChange() {
         CompletableFuture<Void> w = new CompletableFuture<>();
         boolean stop;
         synchronized (this) {
-            if (!stopping && bounded && System.nanoTime() - deadlineNanos >= 0) {
+            if (!stopping && wait instanceof Wait.UpTo upTo && parts.time().nanoTime() - startNanos - upTo.nanos() >= 0) {
                 stopping = true;
                 stopReason = timeout();
             }
@@ -168,14 +203,14 @@ final class Acquisition {
             wake = w;
         }
         if (stop) {
-            giveUp(null);
+            giveUp();
             return;
         }
         CompletableFuture<Void> changed;
         try {
-            changed = attempt.changed().toCompletableFuture();
+            changed = attempt().changed().toCompletableFuture();
         } catch (RuntimeException e) {
-            fail(e);
+            onFailure(e);
             return;
         }
         changed.whenComplete((v, error) -> {
@@ -191,19 +226,77 @@ final class Acquisition {
                 stopNow = stopping;
             }
             if (stopNow) {
-                giveUp(null);
+                giveUp();
             } else if (error != null) {
-                fail(error);
+                onFailure(error);
             } else {
                 poll();
             }
         });
     }
 
+    /**
+     * A call failed. Unless the caller gave up or the failure is not an outage, the attempt is
+     * abandoned and a new one starts after a backoff; past the outage tolerance the acquisition
+     * fails with UNAVAILABLE.
+     */
+    private void onFailure(Throwable error) {
+        Throwable cause = Outage.unwrap(error);
+        LockAttempt old;
+        long pause = 0;
+        boolean retry;
+        synchronized (this) {
+            old = attempt;
+            attempt = null;
+            long now = parts.time().nanoTime();
+            boolean waitLeft = !(wait instanceof Wait.UpTo upTo) || now - startNanos - upTo.nanos() < 0;
+            retry = !stopping && Outage.isOutage(cause) && outage.failed(now, cause) && waitLeft;
+            if (retry) {
+                pause = outage.backoffNanos(now);
+            } else if (!stopping || stopReason.reason() == LockException.Reason.TIMEOUT) {
+                stopping = true;
+                stopReason = Outage.isOutage(cause) ? unreachable(cause) : asLockException(cause);
+            }
+        }
+        if (retry) {
+            log.debug("lock '{}' could not be polled, trying again in {} ms", name, pause / 1_000_000, cause);
+            long delay = pause;
+            abandon(old).whenComplete((v, e) -> scheduleRetry(delay));
+        } else {
+            cancelDeadline();
+            abandon(old).whenComplete((v, e) -> finish());
+        }
+    }
+
+    private void scheduleRetry(long delayNanos) {
+        boolean stop;
+        synchronized (this) {
+            stop = stopping;
+            if (!stop) {
+                retryTimer = parts.time().schedule(this::retry, delayNanos);
+            }
+        }
+        if (stop) {
+            // Stopped while the old attempt was being abandoned: nothing is left to clean up.
+            cancelDeadline();
+            finish();
+        }
+    }
+
+    private void retry() {
+        synchronized (this) {
+            if (stopping) {
+                return;
+            }
+            retryTimer = null;
+        }
+        newAttempt();
+    }
+
     private void onGrant(Grant grant, long sentAt) {
         HeldLock held = null;
         synchronized (this) {
-            if (!stopping && client.isClosed()) {
+            if (!stopping && parts.registry().isClosed()) {
                 stopping = true;
                 stopReason = new LockException(LockException.Reason.CLOSED, "the lock client was closed");
             }
@@ -211,27 +304,28 @@ final class Acquisition {
                 granted = true;
                 cancelDeadline();
                 long validFrom = grant.validFromNanos(sentAt);
-                held = new HeldLock(client, name, grant, validFrom - sentAt < 0 ? validFrom : sentAt, permit, reentryThread);
+                held = new HeldLock(parts, name, grant, validFrom - sentAt < 0 ? validFrom : sentAt,
+                        parts.time().nanoTime(), maxHoldTime, permit, reentryThread);
             }
         }
         if (held == null) {
             releaseLate(grant);
             return;
         }
-        client.remember(held);
+        parts.registry().remember(held);
         held.start();
-        client.observer().granted(name, grant.fencingToken(), java.time.Duration.ofNanos(System.nanoTime() - startNanos));
-        client.pending().remove(this);
+        parts.observer().granted(name, grant.fencingToken(), Duration.ofNanos(parts.time().nanoTime() - startNanos));
+        parts.registry().removePending(this);
         if (!result.complete(held)) {
             // Cancelled as the grant arrived: the caller will never see this lease.
-            held.releaseInBackground(false);
+            Release.inBackground(held, HeldLock.Releaser.HOLDER);
         }
     }
 
     private void releaseLate(Grant grant) {
         CompletableFuture<?> release;
         try {
-            release = client.driver().release(grant).toCompletableFuture();
+            release = parts.driver().release(grant).toCompletableFuture();
         } catch (RuntimeException e) {
             release = CompletableFuture.failedFuture(e);
         }
@@ -240,19 +334,24 @@ final class Acquisition {
                 log.warn("could not release lock '{}' granted after its acquisition stopped; it expires within its TTL",
                         name, error);
             }
-            finish(null);
+            finish();
         });
     }
 
-    private void giveUp(Throwable failure) {
+    /** Abandons the attempt, if any, then finishes. */
+    private void giveUp() {
         LockAttempt a;
         synchronized (this) {
             a = attempt;
-            cancelDeadline();
+            attempt = null;
         }
+        cancelDeadline();
+        abandon(a).whenComplete((v, e) -> finish());
+    }
+
+    private CompletableFuture<Void> abandon(LockAttempt a) {
         if (a == null) {
-            finish(failure);
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> abandoned;
         try {
@@ -260,26 +359,15 @@ final class Acquisition {
         } catch (RuntimeException e) {
             abandoned = CompletableFuture.failedFuture(e);
         }
-        abandoned.whenComplete((v, error) -> {
+        return abandoned.handle((v, error) -> {
             if (error != null) {
                 log.warn("could not abandon the attempt on lock '{}'", name, error);
             }
-            finish(failure);
+            return null;
         });
     }
 
-    private void fail(Throwable error) {
-        synchronized (this) {
-            // An outage outranks a timeout: "busy" must not hide "unreachable".
-            if (!stopping || stopReason != null && stopReason.reason() == LockException.Reason.TIMEOUT) {
-                stopping = true;
-                stopReason = unavailable(error);
-            }
-        }
-        giveUp(error);
-    }
-
-    private void finish(Throwable failure) {
+    private void finish() {
         LocalQueue.Permit p;
         LockException why;
         synchronized (this) {
@@ -290,13 +378,18 @@ final class Acquisition {
         if (p != null) {
             p.run();
         }
-        client.pending().remove(this);
-        result.completeExceptionally(why != null ? why : unavailable(failure));
+        parts.registry().removePending(this);
+        result.completeExceptionally(why != null ? why : unreachable(null));
     }
 
     private void cancelDeadline() {
-        if (deadlineTimer != null) {
-            deadlineTimer.cancel(false);
+        Alarm d;
+        synchronized (this) {
+            d = deadlineTimer;
+            deadlineTimer = null;
+        }
+        if (d != null) {
+            d.cancel();
         }
     }
 
@@ -304,12 +397,12 @@ final class Acquisition {
         return new LockException(LockException.Reason.TIMEOUT, "timed out waiting for lock '" + name + "'");
     }
 
-    private LockException unavailable(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof LockException e) {
-            return e;
-        }
-        return new LockException(LockException.Reason.UNAVAILABLE,
-                "lock '" + name + "' could not be acquired: " + (cause == null ? "unknown error" : cause.getMessage()), cause);
+    /** Called with the monitor held, or with none needed. */
+    private LockException unreachable(Throwable cause) {
+        return outage.unavailable("lock '" + name + "' could not be acquired", cause, parts.time().nanoTime());
+    }
+
+    private LockException asLockException(Throwable cause) {
+        return cause instanceof LockException e ? e : unreachable(cause);
     }
 }

@@ -3,6 +3,7 @@ package dev.warden.lock.internal;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockException;
+import dev.warden.lock.internal.config.Durations;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -10,15 +11,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.Lock;
 
-/** A lock name bound to a client; cheap, holds no state of its own. */
+/** A lock name bound to a client, with its maximum hold time; cheap, immutable, holds no state of its own. */
 final class DefaultLock implements DistributedLock {
 
     private final DefaultLockClient client;
+    private final ClientParts parts;
     private final String name;
+    private final Optional<Duration> maxHoldTime;
 
-    DefaultLock(DefaultLockClient client, String name) {
+    DefaultLock(DefaultLockClient client, ClientParts parts, String name, Optional<Duration> maxHoldTime) {
         this.client = client;
+        this.parts = parts;
         this.name = name;
+        this.maxHoldTime = maxHoldTime;
     }
 
     @Override
@@ -28,34 +33,42 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public Lease acquire() {
-        return acquireBlocking(0, false, true).orElseThrow();
+        return acquireBlocking(Wait.FOREVER, OnInterrupt.GIVE_UP).orElseThrow();
     }
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        return acquireBlocking(Durations.toNanosSaturated(wait), true, true);
+        return acquireBlocking(Wait.upTo(wait), OnInterrupt.GIVE_UP);
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync() {
-        return leaseOf(client.startAcquisition(name, 0, false, null));
+        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null), LeakDetector.AcquiredAt.here());
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        return leaseOf(client.startAcquisition(name, Durations.toNanosSaturated(wait), true, null));
+        return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null), LeakDetector.AcquiredAt.here());
     }
 
-    private CompletableFuture<Lease> leaseOf(Acquisition a) {
+    @Override
+    public DistributedLock withMaxHoldTime(Duration maxHoldTime) {
+        if (maxHoldTime == null || maxHoldTime.isNegative() || maxHoldTime.isZero()) {
+            throw new IllegalArgumentException("maxHoldTime must be positive, was " + maxHoldTime);
+        }
+        return new DefaultLock(client, parts, name, Optional.of(maxHoldTime));
+    }
+
+    private CompletableFuture<Lease> leaseOf(Acquisition a, LeakDetector.AcquiredAt at) {
         // Continuations of the caller's future run on Warden's callback threads, never a driver's.
-        CompletableFuture<Lease> lease = a.result.thenApplyAsync(LeaseHandle::new, client.callbacks());
+        CompletableFuture<Lease> lease = a.result.thenApplyAsync(h -> new LeaseHandle(h, at), parts.callbacks());
         // However the caller's future ends early (cancel, orTimeout, completeExceptionally), the
         // acquisition must stop, or a grant that arrives later is held with nobody to release it.
         lease.whenComplete((l, e) -> {
             if (e != null && !a.result.cancel(false) && !a.result.isCompletedExceptionally()) {
-                a.result.join().releaseInBackground(false);
+                Release.inBackground(a.result.join(), HeldLock.Releaser.HOLDER);
             }
         });
         return lease;
@@ -63,67 +76,47 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public Lock asLock() {
-        return new LockAdapter(this, client);
+        return new LockAdapter(this, parts.registry());
     }
 
-    /**
-     * @param interruptible whether an interrupt abandons the wait ({@link Lock#lock()} and
-     *        {@link Lock#tryLock()} must not be interrupted; they restore the flag afterwards)
-     */
-    Optional<Lease> acquireBlocking(long waitNanos, boolean bounded, boolean interruptible) {
-        client.ensureOpen();
-        HeldLock again = client.reenter(name);
+    @Override
+    public String toString() {
+        return "DistributedLock[" + name + maxHoldTime.map(d -> ", max hold " + d).orElse("") + "]";
+    }
+
+    /** Acquires on the calling thread, re-entering a lock it already holds. */
+    Optional<Lease> acquireBlocking(Wait wait, OnInterrupt onInterrupt) {
+        parts.registry().ensureOpen();
+        LeakDetector.AcquiredAt at = LeakDetector.AcquiredAt.here();
+        HeldLock again = parts.registry().reenter(name);
         if (again != null) {
-            return Optional.of(new LeaseHandle(again));
+            return Optional.of(new LeaseHandle(again, at));
         }
-        Acquisition a = client.startAcquisition(name, waitNanos, bounded, Thread.currentThread());
-        boolean interrupted = false;
+        Acquisition a = client.startAcquisition(name, wait, maxHoldTime, Thread.currentThread());
         try {
-            while (true) {
-                try {
-                    return Optional.of(new LeaseHandle(a.result.get()));
-                } catch (InterruptedException e) {
-                    if (!interruptible) {
-                        interrupted = true;
-                        continue;
-                    }
-                    a.stop(new LockException(LockException.Reason.INTERRUPTED,
-                            "interrupted while waiting for lock '" + name + "'", e));
-                    awaitCleanUp(a);
-                    throw LockException.interrupted("interrupted while waiting for lock '" + name + "'", e);
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof LockException le) {
-                        if (le.reason() == LockException.Reason.TIMEOUT) {
-                            return Optional.empty();
-                        }
-                        throw new LockException(le.reason(), le.getMessage(), le);
-                    }
-                    throw new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired",
-                            e.getCause());
+            HeldLock held = onInterrupt == OnInterrupt.GIVE_UP ? a.result.get() : Await.uninterruptibly(a.result);
+            return Optional.of(new LeaseHandle(held, at));
+        } catch (InterruptedException e) {
+            a.stop(new LockException(LockException.Reason.INTERRUPTED, "interrupted while waiting for lock '" + name + "'", e));
+            awaitCleanUp(a);
+            throw LockException.interrupted("interrupted while waiting for lock '" + name + "'", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof LockException le) {
+                if (le.reason() == LockException.Reason.TIMEOUT) {
+                    return Optional.empty();
                 }
+                throw new LockException(le.reason(), le.getMessage(), le);
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            throw new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired", e.getCause());
         }
     }
 
     /** Waits for a stopped acquisition to clean up; a grant that raced the stop is released. */
-    private void awaitCleanUp(Acquisition a) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                a.result.get().releaseInBackground(false);
-                break;
-            } catch (InterruptedException again) {
-                interrupted = true;
-            } catch (ExecutionException stopped) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+    private static void awaitCleanUp(Acquisition a) {
+        try {
+            Release.inBackground(Await.uninterruptibly(a.result), HeldLock.Releaser.HOLDER);
+        } catch (ExecutionException stopped) {
+            // Cleaned up: nothing is held.
         }
     }
 }

@@ -5,224 +5,150 @@ import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
-import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.internal.config.ClientSettings;
+import dev.warden.lock.internal.config.LockNames;
+import dev.warden.lock.internal.config.Settings;
+import dev.warden.lock.internal.time.SystemTimekeeper;
+import dev.warden.lock.internal.time.Timekeeper;
 import dev.warden.lock.spi.LockDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A client over one driver: owns the keeper thread, the event thread and every lease it grants. */
+/**
+ * A client over one driver: builds the {@link ClientParts} its acquisitions and leases work with,
+ * owns their threads (keeper, events, callbacks) and closes everything in order. Concurrency: its
+ * own fields are final or atomic; the registry is concurrent.
+ */
 final class DefaultLockClient implements LockClient {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLockClient.class);
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
-    private final LockConfig config;
-    private final LockDriver driver;
-    private final LockObserver observer;
+    private final ClientParts parts;
+    private final Runnable stopThreads;
     private final String clientId = UUID.randomUUID().toString();
     private final AtomicLong acquisitions = new AtomicLong();
-    private final ScheduledThreadPoolExecutor scheduler;
-    private final ExecutorService events;
-    private final ExecutorService callbacks;
-    private final LocalQueue queue = new LocalQueue();
-    private final Set<HeldLock> held = ConcurrentHashMap.newKeySet();
-    private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
-    private final Map<ReentryKey, HeldLock> byThread = new ConcurrentHashMap<>();
-    private final Map<ReentryKey, java.util.Deque<dev.warden.lock.Lease>> lockViewHolds = new ConcurrentHashMap<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
 
-    DefaultLockClient(LockConfig config, LockDriver driver, LockObserver observer) {
-        this.config = config;
-        this.driver = driver;
-        this.observer = observer;
+    private DefaultLockClient(ClientParts parts, Runnable stopThreads) {
+        this.parts = parts;
+        this.stopThreads = stopThreads;
+        parts.driver().onSessionLost(this::sessionLost);
+    }
+
+    /** A client on the system's clock, with its own keeper, event and callback threads. */
+    static DefaultLockClient open(ClientSettings settings, LockDriver driver, LockObserver observer) {
+        String prefix = "warden-" + settings.lock().backend() + "-";
         int n = CLIENTS.incrementAndGet();
-        scheduler = new ScheduledThreadPoolExecutor(1, daemon("warden-" + config.backend() + "-keeper-" + n));
-        scheduler.setRemoveOnCancelPolicy(true);
-        events = Executors.newSingleThreadExecutor(daemon("warden-" + config.backend() + "-events-" + n));
+        SystemTimekeeper time = new SystemTimekeeper(prefix + "keeper-" + n);
+        Events events = Events.onThread(prefix + "events-" + n);
         // Asynchronous callers' continuations run here, never on a driver thread they could block.
-        callbacks = Executors.newCachedThreadPool(daemon("warden-" + config.backend() + "-callbacks-" + n));
-        driver.onSessionLost(this::sessionLost);
+        ExecutorService callbacks = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, prefix + "callbacks-" + n);
+            t.setDaemon(true);
+            return t;
+        });
+        ClientParts parts = new ClientParts(settings, driver, observer, time, events, callbacks, new LocalQueue(),
+                new Registry(), LeakDetector.logging());
+        Duration wait = settings.lock().requestTimeout();
+        return new DefaultLockClient(parts, () -> {
+            callbacks.shutdown();
+            try {
+                events.shutdown(wait);
+                time.shutdown(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    /** A client on the given parts, for tests: a virtual clock, listeners on the caller's thread. */
+    static DefaultLockClient open(ClientParts parts) {
+        return new DefaultLockClient(parts, () -> { });
+    }
+
+    /** Parts for a test client over {@code driver}: {@code time}, and every task on the caller's thread. */
+    static ClientParts testParts(ClientSettings settings, LockDriver driver, LockObserver observer, Timekeeper time,
+                                 LeakDetector leaks) {
+        return new ClientParts(settings, driver, observer, time, Events.direct(), Runnable::run, new LocalQueue(),
+                new Registry(), leaks);
     }
 
     @Override
     public DistributedLock lock(String name) {
         LockNames.validate(name);
-        ensureOpen();
-        return new DefaultLock(this, name);
+        parts.registry().ensureOpen();
+        return new DefaultLock(this, parts, name, parts.settings().maxHoldTime());
     }
 
     @Override
     public String backend() {
-        return config.backend();
+        return parts.config().backend();
     }
 
-    LockConfig config() {
-        return config;
-    }
-
-    LockDriver driver() {
-        return driver;
-    }
-
-    LockObserver observer() {
-        return observer;
-    }
-
-    ScheduledExecutorService scheduler() {
-        return scheduler;
-    }
-
-    ExecutorService events() {
-        return events;
-    }
-
-    ExecutorService callbacks() {
-        return callbacks;
-    }
-
-    boolean isClosed() {
-        return closed.get();
-    }
-
-    /** The {@link java.util.concurrent.locks.Lock} views' holds, per lock name and thread. */
-    Map<ReentryKey, java.util.Deque<dev.warden.lock.Lease>> lockViewHolds() {
-        return lockViewHolds;
-    }
-
-    LocalQueue queue() {
-        return queue;
-    }
-
-    Set<Acquisition> pending() {
-        return pending;
-    }
-
-    void ensureOpen() {
-        if (closed.get()) {
-            throw new LockException(LockException.Reason.CLOSED, "the lock client is closed");
-        }
-    }
-
-    /** Starts an acquisition; {@code reentryThread} is the blocking caller, null for async ones. */
-    Acquisition startAcquisition(String name, long waitNanos, boolean bounded, Thread reentryThread) {
-        ensureOpen();
-        Acquisition a = new Acquisition(this, name, clientId + ":" + acquisitions.incrementAndGet(), waitNanos,
-                bounded, reentryThread);
-        pending.add(a);
-        if (closed.get()) {
-            pending.remove(a);
+    /** Starts an acquisition; {@code reentryThread} is the blocking caller, null for asynchronous ones. */
+    Acquisition startAcquisition(String name, Wait wait, Optional<Duration> maxHoldTime, Thread reentryThread) {
+        parts.registry().ensureOpen();
+        Acquisition a = new Acquisition(parts, name, clientId + ":" + acquisitions.incrementAndGet(), wait, maxHoldTime,
+                reentryThread);
+        parts.registry().addPending(a);
+        if (parts.registry().isClosed()) {
+            parts.registry().removePending(a);
             throw new LockException(LockException.Reason.CLOSED, "the lock client is closed");
         }
         a.start();
         return a;
     }
 
-    /** The lock the current thread already holds under {@code name}, with one more hold, if any. */
-    HeldLock reenter(String name) {
-        HeldLock h = byThread.get(new ReentryKey(name, Thread.currentThread()));
-        return h != null && h.tryReenter() ? h : null;
-    }
-
-    void remember(HeldLock h) {
-        held.add(h);
-        if (h.reentryThread() != null) {
-            byThread.put(new ReentryKey(h.name(), h.reentryThread()), h);
-        }
-        if (closed.get()) {
-            h.releaseInBackground(true);
-        }
-    }
-
-    void forget(HeldLock h) {
-        held.remove(h);
-        if (h.reentryThread() != null) {
-            byThread.remove(new ReentryKey(h.name(), h.reentryThread()), h);
-        }
-    }
-
     private void sessionLost(Throwable cause) {
-        for (HeldLock h : List.copyOf(held)) {
+        for (HeldLock h : parts.registry().held()) {
             h.markLost(LostReason.SESSION_LOST, cause);
         }
     }
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!parts.registry().close()) {
             return;
         }
+        Duration timeout = parts.config().requestTimeout();
         LockException closing = new LockException(LockException.Reason.CLOSED, "the lock client was closed");
-        List<Acquisition> stopped = new ArrayList<>(pending);
+        List<Acquisition> stopped = parts.registry().pending();
         for (Acquisition a : stopped) {
             a.stop(closing);
         }
-        long deadline = System.nanoTime() + config.requestTimeout().toNanos() * 2;
-        for (Acquisition a : stopped) {
-            try {
-                a.result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            } catch (Exception expected) {
-                // Stopped acquisitions complete exceptionally once cleaned up.
-            }
-        }
+        // Stopped acquisitions complete exceptionally once cleaned up.
+        Await.quietly(CompletableFuture.allOf(stopped.stream().map(a -> a.result).toArray(CompletableFuture[]::new)),
+                timeout.multipliedBy(2));
         List<CompletableFuture<?>> releases = new ArrayList<>();
-        for (HeldLock h : List.copyOf(held)) {
-            releases.add(h.releaseForClose().whenComplete((outcome, error) -> {
+        for (HeldLock h : parts.registry().held()) {
+            releases.add(h.release(HeldLock.Holds.ALL, HeldLock.Releaser.CLOSING_CLIENT).whenComplete((outcome, error) -> {
                 if (error != null) {
                     log.warn("could not release lock '{}' while closing; it expires within its TTL", h.name(), error);
                 }
             }));
         }
         try {
-            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-                    .get(Math.max(0, deadline - System.nanoTime()) + config.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception reported) {
-            // Each failed release was logged above.
-        }
-        scheduler.shutdownNow();
-        callbacks.shutdown();
-        events.shutdown();
-        try {
-            if (!events.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                events.shutdownNow();
-            }
-            scheduler.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            Await.quietly(CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)), timeout.multipliedBy(2));
+            stopThreads.run();
         } finally {
-            driver.close();
+            parts.driver().close();
         }
     }
 
-    private static ThreadFactory daemon(String name) {
-        return r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
-    record ReentryKey(String name, Thread thread) {
+    @Override
+    public String toString() {
+        return "LockClient[" + parts.config().backend() + ", "
+                + Settings.masked(String.join(",", parts.config().endpoints())) + "]";
     }
 }

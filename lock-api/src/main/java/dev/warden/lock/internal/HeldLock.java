@@ -1,88 +1,103 @@
 package dev.warden.lock.internal;
 
 import dev.warden.lock.LeaseLost;
-import dev.warden.lock.LockException;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
+import dev.warden.lock.internal.config.Durations;
+import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.HandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * One granted lock and everything that keeps it: the hold count, the validity deadline, the
- * renewal and expiry timers, and the lost listeners. Lease objects are views of it.
+ * One granted lock and its keeper: the hold count, the validity deadline, the maximum hold time,
+ * the renewal and deadline timers, and the news of its loss. Lease objects are views of it; the
+ * release itself is {@link Release}'s.
+ *
+ * <p>Deadlines: the lease is valid until its last confirmation (the send time of the grant's poll
+ * or of the last confirmed renewal) plus the TTL less the drift allowance, and never past its
+ * maximum hold time. Whoever looks first after a deadline — the keeper's timer, a renewal's answer,
+ * {@link #isValid()} — marks the lease lost, once.
+ *
+ * <p>Timers: the renewal timer runs every TTL/3. The deadline timer is armed only while a renewal
+ * is outstanding, or when a deadline falls before the next renewal: between renewals the renewal
+ * timer finds a passed deadline itself, and most locks are released before their first renewal, so
+ * most leases cost one timer, not two.
+ *
+ * <p>Concurrency: {@code holds}, {@code state}, {@code confirmedAtNanos}, the timers,
+ * {@code renewalInFlight} and {@code releasing} are guarded by {@code this};
+ * {@code validUntilNanos} is written under it and volatile for reads. Timers and renewal answers
+ * run on the keeper's and the driver's threads; no call out (driver, observer, listeners, queue)
+ * is made while holding the monitor, except sending a renewal, which only starts a call.
  */
 final class HeldLock {
 
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
-    private enum State { HELD, RELEASING, RELEASED, LOST }
+    enum State { HELD, RELEASING, RELEASED, LOST }
 
-    private final DefaultLockClient client;
+    /** How many holds a release gives back. */
+    enum Holds { ONE, ALL }
+
+    /** Who releases: the holder, or the client closing underneath it (its listeners hear CLIENT_CLOSED). */
+    enum Releaser { HOLDER, CLOSING_CLIENT }
+
+    private final ClientParts parts;
     private final String name;
     private final Grant grant;
     private final Duration ttl;
     private final long ttlNanos;
     private final long driftNanos;
+    private final long holdEndsAtNanos;
     private final Thread reentryThread;
     private final LocalQueue.Permit queuePermit;
+    private final LossNotice loss;
 
     private int holds = 1;
     private State state = State.HELD;
     private volatile long validUntilNanos;
-    /** When the server last confirmed the lock was ours: the grant's or the last renewal's send time. */
     private long confirmedAtNanos;
-    private ScheduledFuture<?> renewal;
-    private ScheduledFuture<?> expiry;
+    private Alarm renewal;
+    private Alarm deadline;
     private CompletableFuture<Boolean> renewalInFlight;
     private CompletableFuture<ReleaseOutcome> releasing;
-    private LeaseLost lost;
-    private final List<Consumer<LeaseLost>> listeners = new ArrayList<>();
 
-    HeldLock(DefaultLockClient client, String name, Grant grant, long sentAtNanos, LocalQueue.Permit queuePermit,
-             Thread reentryThread) {
-        this.client = client;
+    /**
+     * @param validFromNanos when the server's clock for the grant started (the poll's send time, or earlier)
+     * @param grantedAtNanos when the grant arrived: the maximum hold time counts from here
+     */
+    HeldLock(ClientParts parts, String name, Grant grant, long validFromNanos, long grantedAtNanos,
+             Optional<Duration> maxHoldTime, LocalQueue.Permit queuePermit, Thread reentryThread) {
+        this.parts = parts;
         this.name = name;
         this.grant = grant;
-        this.ttl = client.config().ttl();
+        this.ttl = parts.config().ttl();
         this.ttlNanos = ttl.toNanos();
         // Server clocks may run fast; Redlock's allowance: 1% of the TTL plus 2 ms.
         this.driftNanos = ttlNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+        this.holdEndsAtNanos = grantedAtNanos + maxHoldTime.map(d -> Math.min(Wait.LONGEST_NANOS,
+                Durations.toNanosSaturated(d))).orElse(Wait.LONGEST_NANOS);
         this.queuePermit = queuePermit;
         this.reentryThread = reentryThread;
-        this.confirmedAtNanos = sentAtNanos;
-        this.validUntilNanos = sentAtNanos + ttlNanos - driftNanos;
+        this.loss = new LossNotice(name, parts.events());
+        this.confirmedAtNanos = validFromNanos;
+        this.validUntilNanos = validFromNanos + ttlNanos - driftNanos;
     }
 
-    /**
-     * Starts the keeper. The expiry check is armed only while a renewal is outstanding (or when the
-     * grant came so slowly that its deadline falls before the first renewal): between renewals the
-     * renewal timer fires first and finds any expiry itself, and most locks are released before
-     * their first renewal, so most leases cost one timer, not two.
-     */
+    /** Starts the keeper. */
     synchronized void start() {
         if (state != State.HELD) {
             return;
         }
-        scheduleRenewal(renewInterval());
-        if (validUntilNanos - System.nanoTime() - renewInterval() < 0) {
-            scheduleExpiryCheck();
-        }
+        long now = parts.time().nanoTime();
+        renewal = parts.time().schedule(this::renewTick, renewInterval());
+        armDeadlineBefore(now, now + renewInterval());
     }
 
     String name() {
@@ -93,33 +108,68 @@ final class HeldLock {
         return grant.fencingToken();
     }
 
+    Grant grant() {
+        return grant;
+    }
+
+    Duration ttl() {
+        return ttl;
+    }
+
     Thread reentryThread() {
         return reentryThread;
     }
 
-    java.util.concurrent.Executor callbacks() {
-        return client.callbacks();
+    ClientParts parts() {
+        return parts;
     }
 
+    LocalQueue.Permit queuePermit() {
+        return queuePermit;
+    }
+
+    /** Held: neither released (or being released) nor lost. Reads no clock. */
+    synchronized boolean isHeld() {
+        return state == State.HELD;
+    }
+
+    /**
+     * The moment of truth: a lease past a deadline is marked lost here, and its listeners have run
+     * before this returns false.
+     */
     boolean isValid() {
+        long now = parts.time().nanoTime();
+        LostReason due;
         synchronized (this) {
-            if (state != State.HELD) {
+            if (state == State.RELEASING || state == State.RELEASED) {
                 return false;
             }
+            due = state == State.HELD ? dueLoss(now) : null;
+            if (state == State.HELD && due == null) {
+                return true;
+            }
         }
-        return System.nanoTime() - validUntilNanos < 0;
+        if (due != null) {
+            markLost(due, null);
+        }
+        loss.awaitTold();
+        return false;
     }
 
     Duration remaining() {
         if (!isValid()) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
+        long end;
+        synchronized (this) {
+            end = nextDeadline();
+        }
+        return Duration.ofNanos(Math.max(0, end - parts.time().nanoTime()));
     }
 
     /** Adds a hold for the same thread, unless the lock is no longer held. */
     synchronized boolean tryReenter() {
-        if (state != State.HELD || System.nanoTime() - validUntilNanos >= 0) {
+        if (state != State.HELD || dueLoss(parts.time().nanoTime()) != null) {
             return false;
         }
         holds++;
@@ -127,188 +177,199 @@ final class HeldLock {
     }
 
     void onLost(Consumer<LeaseLost> listener) {
-        LeaseLost already;
-        synchronized (this) {
-            already = lost;
-            if (already == null) {
-                listeners.add(listener);
-                return;
-            }
-        }
-        tell(listener, already);
+        loss.add(listener);
     }
+
+    /** How the lease was lost, once it was. */
+    Optional<LeaseLost> lost() {
+        return loss.event();
+    }
+
+    // ----- the keeper ---------------------------------------------------------------------------
 
     private long renewInterval() {
         return Math.max(TimeUnit.MILLISECONDS.toNanos(1), ttlNanos / 3);
     }
 
-    private void scheduleRenewal(long delayNanos) {
-        renewal = client.scheduler().schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private void scheduleExpiryCheck() {
-        long delay = Math.max(0, validUntilNanos - System.nanoTime());
-        expiry = client.scheduler().schedule(this::checkExpiry, delay, TimeUnit.NANOSECONDS);
-    }
-
-    private void checkExpiry() {
-        synchronized (this) {
-            if (state != State.HELD) {
-                return;
-            }
-            if (System.nanoTime() - validUntilNanos < 0) {
-                scheduleExpiryCheck();
-                return;
-            }
+    /** Called with the monitor held: which deadline has passed at {@code now}, if any. */
+    private LostReason dueLoss(long now) {
+        if (now - holdEndsAtNanos >= 0) {
+            return LostReason.MAX_HOLD_TIME;
         }
-        markLost(LostReason.EXPIRED, null);
+        return now - validUntilNanos >= 0 ? LostReason.EXPIRED : null;
     }
 
-    private void renew() {
+    /** Called with the monitor held. */
+    private long nextDeadline() {
+        return validUntilNanos - holdEndsAtNanos < 0 ? validUntilNanos : holdEndsAtNanos;
+    }
+
+    /** Called with the monitor held: arms the deadline timer if a deadline comes before {@code before}. */
+    private void armDeadlineBefore(long now, long before) {
+        if (nextDeadline() - before < 0) {
+            armDeadline(now);
+        }
+    }
+
+    /** Called with the monitor held: arms the deadline timer, unless it is armed. */
+    private void armDeadline(long now) {
+        if (deadline == null) {
+            deadline = parts.time().schedule(this::deadlineTick, nextDeadline() - now);
+        }
+    }
+
+    private void renewTick() {
+        // A dropped lease of this client is still held and renewed: report it here.
+        parts.leaks().poll();
         long sentAt;
-        CompletableFuture<Boolean> call;
+        CompletableFuture<Boolean> call = null;
+        LostReason due;
         synchronized (this) {
             if (state != State.HELD) {
                 return;
             }
-            sentAt = System.nanoTime();
-            if (sentAt - validUntilNanos >= 0) {
-                call = null;
-            } else {
-                client.observer().renewing(name, grant.fencingToken());
-                if (expiry == null) {
-                    scheduleExpiryCheck();
-                }
+            renewal = null;
+            sentAt = parts.time().nanoTime();
+            due = dueLoss(sentAt);
+            if (due == null) {
+                parts.observer().renewing(name, grant.fencingToken());
+                armDeadline(sentAt);
                 try {
-                    call = client.driver().renew(grant, ttl).toCompletableFuture();
+                    call = parts.driver().renew(grant, ttl).toCompletableFuture();
                 } catch (RuntimeException e) {
                     call = CompletableFuture.failedFuture(e);
                 }
                 renewalInFlight = call;
             }
         }
-        if (call == null) {
-            // Past the deadline the lease has already read invalid; a late renewal must not revive it.
-            markLost(LostReason.EXPIRED, null);
+        if (due != null) {
+            // Past a deadline the lease may already have read invalid: no renewal may revive it.
+            markLost(due, null);
             return;
         }
         call.whenComplete((stillOurs, error) -> renewed(sentAt, stillOurs, error));
     }
 
     private void renewed(long sentAt, Boolean stillOurs, Throwable error) {
+        LostReason reason;
         synchronized (this) {
             renewalInFlight = null;
             if (state != State.HELD) {
                 return;
             }
-            boolean expired = System.nanoTime() - validUntilNanos >= 0;
-            if (error == null && Boolean.TRUE.equals(stillOurs) && !expired) {
+            long now = parts.time().nanoTime();
+            LostReason due = dueLoss(now);
+            if (due == null && error == null && Boolean.TRUE.equals(stillOurs)) {
                 confirmedAtNanos = sentAt;
                 long candidate = sentAt + ttlNanos - driftNanos;
                 if (candidate - validUntilNanos > 0) {
                     validUntilNanos = candidate;
                 }
-                client.observer().renewed(name, grant.fencingToken(),
-                        Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime())));
-                if (expiry != null) {
-                    expiry.cancel(false);
-                    expiry = null;
-                }
-                scheduleRenewal(renewInterval());
+                parts.observer().renewed(name, grant.fencingToken(), Duration.ofNanos(Math.max(0, nextDeadline() - now)));
+                cancel(deadline);
+                deadline = null;
+                renewal = parts.time().schedule(this::renewTick, renewInterval());
+                armDeadlineBefore(now, now + renewInterval());
                 return;
             }
-            if (error != null && !expired) {
-                // A transport error does not prove the lock is gone; retry while the lease is still
-                // valid. The expiry check declares it lost at its deadline if no retry succeeds.
+            if (due == null && error != null) {
+                // A transport error does not prove the lock is gone: retry while the lease is valid;
+                // the deadline timer, armed since the renewal was sent, ends it if none succeeds.
                 log.debug("renewal of lock '{}' failed, retrying", name, error);
-                scheduleRenewal(Math.max(TimeUnit.MILLISECONDS.toNanos(10), renewInterval() / 4));
+                renewal = parts.time().schedule(this::renewTick,
+                        Math.max(TimeUnit.MILLISECONDS.toNanos(10), renewInterval() / 4));
+                return;
+            }
+            reason = due != null ? due : LostReason.NOT_OWNER;
+        }
+        markLost(reason, error);
+    }
+
+    private void deadlineTick() {
+        LostReason due;
+        synchronized (this) {
+            if (state != State.HELD) {
+                return;
+            }
+            deadline = null;
+            long now = parts.time().nanoTime();
+            due = dueLoss(now);
+            if (due == null) {
+                deadline = parts.time().schedule(this::deadlineTick, nextDeadline() - now);
                 return;
             }
         }
-        markLost(error == null && !Boolean.TRUE.equals(stillOurs) ? LostReason.NOT_OWNER : LostReason.EXPIRED, error);
+        markLost(due, null);
     }
 
-    /** Marks the lease lost at once: timers stop, the local queue moves on, listeners are told. */
+    /**
+     * Marks the lease lost, once: timers stop, the local queue moves on, the observer and listeners
+     * are told. A lease past its maximum hold time is also released on the server, for the next holder.
+     */
     void markLost(LostReason reason, Throwable cause) {
         LeaseLost event;
-        List<Consumer<LeaseLost>> toTell;
+        CompletableFuture<Boolean> pendingRenewal;
         synchronized (this) {
             if (state != State.HELD) {
                 return;
             }
             state = State.LOST;
             cancelTimers();
-            event = lostEvent(reason, cause);
-            toTell = takeListeners(event);
-            validUntilNanos = Math.min(validUntilNanos, System.nanoTime());
+            long now = parts.time().nanoTime();
+            event = lostEvent(reason, cause, now);
+            if (now - validUntilNanos < 0) {
+                validUntilNanos = now;
+            }
+            pendingRenewal = renewalInFlight;
         }
         log.warn("lease on lock '{}' (token {}) lost: {}", name, grant.fencingToken(), reason);
-        client.forget(this);
+        parts.registry().forget(this);
         queuePermit.run();
-        client.observer().lost(event);
-        toTell.forEach(l -> tell(l, event));
-    }
-
-    /** Called with the monitor held. */
-    private LeaseLost lostEvent(LostReason reason, Throwable cause) {
-        // Expiry is exact; a lock found gone was last known ours when the server last confirmed it.
-        long lastValid = reason == LostReason.EXPIRED ? validUntilNanos : confirmedAtNanos;
-        Instant lastValidAt = Instant.now().minusNanos(Math.max(0, System.nanoTime() - lastValid));
-        return new LeaseLost(name, grant.fencingToken(), reason, Optional.ofNullable(cause), lastValidAt);
-    }
-
-    /** Called with the monitor held. */
-    private List<Consumer<LeaseLost>> takeListeners(LeaseLost event) {
-        lost = event;
-        List<Consumer<LeaseLost>> toTell = List.copyOf(listeners);
-        listeners.clear();
-        return toTell;
-    }
-
-    private void tell(Consumer<LeaseLost> listener, LeaseLost event) {
-        Runnable call = () -> {
-            try {
-                listener.accept(event);
-            } catch (RuntimeException e) {
-                log.warn("lease-lost listener for lock '{}' failed", name, e);
-            }
-        };
-        try {
-            client.events().execute(call);
-        } catch (RejectedExecutionException closed) {
-            call.run();
+        parts.observer().lost(event);
+        loss.announce(event);
+        if (reason == LostReason.MAX_HOLD_TIME) {
+            Release.freeOnServer(this, pendingRenewal);
         }
+    }
+
+    /** Called with the monitor held. */
+    private LeaseLost lostEvent(LostReason reason, Throwable cause, long now) {
+        // A deadline is exact; a lock found gone was last known ours when the server last confirmed it.
+        long lastValid = switch (reason) {
+            case EXPIRED -> validUntilNanos;
+            case MAX_HOLD_TIME -> nextDeadline();
+            default -> confirmedAtNanos;
+        };
+        return new LeaseLost(name, grant.fencingToken(), reason, Optional.ofNullable(cause),
+                parts.time().now().minusNanos(Math.max(0, now - lastValid)));
     }
 
     private void cancelTimers() {
-        if (renewal != null) {
-            renewal.cancel(false);
-        }
-        if (expiry != null) {
-            expiry.cancel(false);
+        cancel(renewal);
+        cancel(deadline);
+        renewal = null;
+        deadline = null;
+    }
+
+    private static void cancel(Alarm alarm) {
+        if (alarm != null) {
+            alarm.cancel();
         }
     }
 
-    /** Releases one hold; the last one stops the keeper and compare-and-deletes on the server. */
-    ReleaseOutcome releaseOne() {
-        return await(releaseAsync(false, false));
-    }
+    // ----- release --------------------------------------------------------------------------------
 
     /**
-     * Releases without blocking, for callbacks on driver threads: completes with the outcome, or
-     * exceptionally with {@code UNAVAILABLE} when the server did not confirm (the lock then expires
-     * within its TTL, as renewal has stopped). Drivers bound every call by the request timeout, so
-     * the stage always completes. A release already under way is joined, not repeated.
-     *
-     * @param allHolds release every reentrant hold at once
-     * @param closing the client is closing underneath the holder: its listeners hear CLIENT_CLOSED
+     * Releases without blocking: completes with the outcome, or exceptionally with
+     * {@code UNAVAILABLE} when the server did not confirm (the lock then expires within its TTL, as
+     * renewal has stopped). A release already under way is joined, not repeated.
      */
-    CompletableFuture<ReleaseOutcome> releaseAsync(boolean allHolds, boolean closing) {
+    CompletableFuture<ReleaseOutcome> release(Holds which, Releaser releaser) {
         CompletableFuture<Boolean> pendingRenewal;
         CompletableFuture<ReleaseOutcome> result = new CompletableFuture<>();
         synchronized (this) {
             if (state == State.LOST) {
-                client.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
+                parts.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
                 return CompletableFuture.completedFuture(ReleaseOutcome.LOST);
             }
             if (state == State.RELEASING) {
@@ -317,7 +378,7 @@ final class HeldLock {
             if (state != State.HELD) {
                 return CompletableFuture.completedFuture(ReleaseOutcome.ALREADY_RELEASED);
             }
-            holds = allHolds ? 0 : holds - 1;
+            holds = which == Holds.ALL ? 0 : holds - 1;
             if (holds > 0) {
                 return CompletableFuture.completedFuture(ReleaseOutcome.STILL_HELD);
             }
@@ -326,111 +387,33 @@ final class HeldLock {
             cancelTimers();
             pendingRenewal = renewalInFlight;
         }
-        client.observer().releasing(name, grant.fencingToken());
-        // No renewal may land after release returns: wait for one in flight, whatever its result.
-        CompletableFuture<Void> quiet = pendingRenewal == null
-                ? CompletableFuture.completedFuture(null)
-                : pendingRenewal.handle((ok, error) -> null);
-        // A contender waiting in this client may take the lock over in the same server step.
-        LocalQueue.Waiter next = !closing && client.driver().handsOff() ? queuePermit.claimNext() : null;
-        long[] handOffSentAt = new long[1];
-        quiet.thenCompose(v -> {
-            if (next == null) {
-                return client.driver().release(grant).thenApply(r -> Boolean.TRUE.equals(r) ? HandOff.releasedOnly() : HandOff.notOwner());
-            }
-            handOffSentAt[0] = System.nanoTime();
-            return client.driver().handOff(grant, next.owner(), ttl);
-        }).whenComplete((handOff, error) -> {
-            boolean removed = error == null && handOff.released();
-            LeaseLost event = null;
-            List<Consumer<LeaseLost>> toTell = List.of();
-            synchronized (this) {
-                if (closing) {
-                    state = State.LOST;
-                    event = lostEvent(LostReason.CLIENT_CLOSED, error);
-                    toTell = takeListeners(event);
-                } else {
-                    state = State.RELEASED;
-                }
-            }
-            client.forget(this);
-            passTurn(next, error == null ? handOff.granted().orElse(null) : null, handOffSentAt[0]);
-            if (event != null) {
-                client.observer().lost(event);
-                for (Consumer<LeaseLost> l : toTell) {
-                    tell(l, event);
-                }
-            }
-            if (error != null) {
-                result.completeExceptionally(new LockException(LockException.Reason.UNAVAILABLE,
-                        "release of lock '" + name + "' was not confirmed; it expires on the server within its TTL",
-                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
-                return;
-            }
-            ReleaseOutcome outcome = removed ? ReleaseOutcome.RELEASED : ReleaseOutcome.LOST;
-            client.observer().released(name, grant.fencingToken(), outcome);
-            result.complete(outcome);
-        });
+        Release.start(this, releaser, pendingRenewal, result);
         return result;
     }
 
-    /** Passes the local turn on: with the grant the hand-off made for the claimed waiter, if any. */
-    private void passTurn(LocalQueue.Waiter next, Grant handedOn, long sentAtNanos) {
-        if (next == null) {
-            queuePermit.run();
-        } else if (handedOn == null) {
-            queuePermit.unclaim(next);
-            queuePermit.run();
-        } else if (!queuePermit.handTo(next, handedOn, sentAtNanos)) {
-            // The waiter gave up while the hand-off was on the wire.
-            client.driver().release(handedOn).whenComplete((r, e) -> {
-                if (e != null) {
-                    log.warn("could not release lock '{}' handed to a waiter that gave up; it expires within its TTL", name, e);
-                }
-            });
+    /**
+     * The server step of a release is done: the lease is released, or, when the client closed
+     * underneath it, lost (CLIENT_CLOSED), and its listeners are told.
+     */
+    void released(Releaser releaser, Throwable error) {
+        LeaseLost event = null;
+        synchronized (this) {
+            if (releaser == Releaser.CLOSING_CLIENT) {
+                state = State.LOST;
+                event = lostEvent(LostReason.CLIENT_CLOSED, error, parts.time().nanoTime());
+            } else {
+                state = State.RELEASED;
+            }
+        }
+        parts.registry().forget(this);
+        if (event != null) {
+            parts.observer().lost(event);
+            loss.announce(event);
         }
     }
 
-    /** Releases on a driver thread, where blocking could starve the reply it waits for. */
-    void releaseInBackground(boolean closing) {
-        releaseAsync(true, closing).whenComplete((outcome, error) -> {
-            if (error != null) {
-                log.warn("could not release lock '{}' (token {}); it expires within its TTL", name, grant.fencingToken(), error);
-            }
-        });
-    }
-
-    /** The client is closing: release every hold and tell the holder its lease is gone. */
-    CompletableFuture<ReleaseOutcome> releaseForClose() {
-        return releaseAsync(true, true);
-    }
-
-    private ReleaseOutcome await(CompletableFuture<ReleaseOutcome> f) {
-        boolean interrupted = false;
-        // Drivers bound every call; this deadline only guards against a driver that breaks that promise.
-        long deadline = System.nanoTime() + client.config().requestTimeout().toNanos() * 3;
-        try {
-            while (true) {
-                try {
-                    return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    // Release must finish or the lock stays held until its TTL; re-assert afterwards.
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof LockException le) {
-                        throw new LockException(le.reason(), le.getMessage(), le.getCause());
-                    }
-                    throw new LockException(LockException.Reason.UNAVAILABLE, "release of lock '" + name
-                            + "' was not confirmed; it expires on the server within its TTL", e.getCause());
-                } catch (TimeoutException e) {
-                    throw new LockException(LockException.Reason.UNAVAILABLE, "release of lock '" + name
-                            + "' timed out; it expires on the server within its TTL", e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    @Override
+    public String toString() {
+        return "HeldLock[" + name + ", token " + grant.fencingToken() + "]";
     }
 }

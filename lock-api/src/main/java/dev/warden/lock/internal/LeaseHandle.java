@@ -14,16 +14,22 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-/** One acquisition's view of a held lock; releasing it twice releases once. */
+/**
+ * One acquisition's view of a held lock; releasing it twice releases once. Dropping it unreleased
+ * while the lock is held is reported by the {@link LeakDetector}. Concurrency: {@code released} is
+ * atomic; the rest is final.
+ */
 final class LeaseHandle implements Lease {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseHandle.class);
 
     private final HeldLock held;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final LeakDetector.Tracked tracked;
 
-    LeaseHandle(HeldLock held) {
+    LeaseHandle(HeldLock held, LeakDetector.AcquiredAt at) {
         this.held = held;
+        this.tracked = held.parts().leaks().track(this, held, at);
     }
 
     @Override
@@ -48,7 +54,7 @@ final class LeaseHandle implements Lease {
 
     @Override
     public Instant expiresAt() {
-        return Instant.now().plus(remaining());
+        return held.parts().time().now().plus(remaining());
     }
 
     @Override
@@ -61,7 +67,8 @@ final class LeaseHandle implements Lease {
         if (!released.compareAndSet(false, true)) {
             return ReleaseOutcome.ALREADY_RELEASED;
         }
-        return held.releaseOne();
+        tracked.done();
+        return Release.one(held);
     }
 
     @Override
@@ -69,7 +76,9 @@ final class LeaseHandle implements Lease {
         if (!released.compareAndSet(false, true)) {
             return CompletableFuture.completedFuture(ReleaseOutcome.ALREADY_RELEASED);
         }
-        return held.releaseAsync(false, false).whenCompleteAsync((o, e) -> { }, held.callbacks());
+        tracked.done();
+        return held.release(HeldLock.Holds.ONE, HeldLock.Releaser.HOLDER)
+                .whenCompleteAsync((o, e) -> { }, held.parts().callbacks());
     }
 
     @Override
@@ -79,8 +88,14 @@ final class LeaseHandle implements Lease {
         }
     }
 
+    /** How the lease was lost, once it was. */
+    java.util.Optional<LeaseLost> lost() {
+        return held.lost();
+    }
+
     @Override
     public String toString() {
-        return "Lease[" + held.name() + ", token " + held.token() + (isValid() ? ", valid]" : ", invalid]");
+        // No clock read here: a toString must not mark a lease lost.
+        return "Lease[" + held.name() + ", token " + held.token() + (!released.get() && held.isHeld() ? ", held]" : ", not held]");
     }
 }

@@ -13,6 +13,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the queue talks to the server. The head holds a {@link Permit}; running it passes the turn on,
  * and running it twice does nothing. A releasing holder may instead claim the next waiter and hand
  * it the turn together with a grant the server made for it in the same step as the release.
+ *
+ * <p>Concurrency: {@code lines} and every {@link Line} are guarded by this queue's monitor; a
+ * permit's {@code used} flag is atomic. Turns are completed outside the monitor, since the next
+ * holder's continuation may run on the completing thread.
  */
 final class LocalQueue {
 

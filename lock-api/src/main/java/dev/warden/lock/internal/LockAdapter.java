@@ -2,10 +2,9 @@ package dev.warden.lock.internal;
 
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockException;
+import dev.warden.lock.ReleaseOutcome;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -13,21 +12,22 @@ import java.util.concurrent.locks.Lock;
 
 /**
  * {@link Lock} over a distributed lock. Holds belong to threads, as that interface requires, and
- * are kept by the client per name, so every view of one lock agrees on who holds it.
+ * are kept by the client's registry per name, so every view of one lock agrees on who holds it.
+ * Immutable.
  */
 final class LockAdapter implements Lock {
 
     private final DefaultLock lock;
-    private final DefaultLockClient client;
+    private final Registry registry;
 
-    LockAdapter(DefaultLock lock, DefaultLockClient client) {
+    LockAdapter(DefaultLock lock, Registry registry) {
         this.lock = lock;
-        this.client = client;
+        this.registry = registry;
     }
 
     @Override
     public void lock() {
-        push(lock.acquireBlocking(0, false, false).orElseThrow());
+        push(lock.acquireBlocking(Wait.FOREVER, OnInterrupt.KEEP_WAITING).orElseThrow());
     }
 
     @Override
@@ -44,7 +44,7 @@ final class LockAdapter implements Lock {
 
     @Override
     public boolean tryLock() {
-        return offer(lock.acquireBlocking(0, true, false));
+        return offer(lock.acquireBlocking(Wait.upTo(Duration.ZERO), OnInterrupt.KEEP_WAITING));
     }
 
     @Override
@@ -59,18 +59,24 @@ final class LockAdapter implements Lock {
         }
     }
 
+    /**
+     * @throws IllegalMonitorStateException when the current thread holds no hold of this lock
+     * @throws LockException {@code LOST} when the hold's lease had been lost: the hold is gone, but
+     *         the critical section was not protected to its end; {@code UNAVAILABLE} when the server
+     *         did not confirm the release
+     */
     @Override
     public void unlock() {
-        DefaultLockClient.ReentryKey key = new DefaultLockClient.ReentryKey(lock.name(), Thread.currentThread());
-        Deque<Lease> mine = client.lockViewHolds().get(key);
-        Lease lease = mine == null ? null : mine.poll();
+        Lease lease = registry.takeLockViewHold(lock.name());
         if (lease == null) {
             throw new IllegalMonitorStateException("the current thread does not hold lock '" + lock.name() + "'");
         }
-        if (mine.isEmpty()) {
-            client.lockViewHolds().remove(key);
+        if (lease.release() == ReleaseOutcome.LOST) {
+            String why = lease instanceof LeaseHandle h ? h.lost().map(l -> " (" + l.reason() + ", last valid at "
+                    + l.lastValidAt() + ")").orElse("") : "";
+            throw new LockException(LockException.Reason.LOST, "lock '" + lock.name() + "' (token " + lease.fencingToken()
+                    + ") had been lost before unlock()" + why + ": the critical section was not protected to its end");
         }
-        lease.close();
     }
 
     @Override
@@ -84,9 +90,7 @@ final class LockAdapter implements Lock {
     }
 
     private void push(Lease lease) {
-        client.lockViewHolds()
-                .computeIfAbsent(new DefaultLockClient.ReentryKey(lock.name(), Thread.currentThread()), k -> new ArrayDeque<>())
-                .push(lease);
+        registry.lockViewHolds(lock.name()).push(lease);
     }
 
     private static InterruptedException asInterrupted(LockException e) throws LockException {

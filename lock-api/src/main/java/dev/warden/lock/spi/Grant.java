@@ -7,8 +7,9 @@ public interface Grant {
     long fencingToken();
 
     /**
-     * When the server's clock for this grant started, on {@link System#nanoTime()}: lock-api counts
-     * the TTL from here. By default the send time of the poll that granted it; a backend whose
+     * When the server's clock for this grant started, on {@link System#nanoTime()} (the monotonic
+     * clock lock-api reads in production): lock-api counts the TTL from here. By default the send
+     * time of the poll that granted it; a backend whose
      * grants live on a session (etcd lease, ZooKeeper session) returns the send time of the
      * session's last confirmed keep-alive when that is earlier, so a grant needs no keep-alive of
      * its own.

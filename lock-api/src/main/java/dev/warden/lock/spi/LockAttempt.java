@@ -34,8 +34,9 @@ public interface LockAttempt {
 
     /**
      * Gives up: removes anything this attempt left on the server (a queue entry) and stops
-     * watching. Called once, after a poll that did not grant, or when the caller times out or is
-     * interrupted or cancelled. Never removes a granted lock: the loop releases grants itself.
+     * watching. Called once, after a poll that did not grant, when the caller times out or is
+     * interrupted or cancelled, or when a call of this attempt failed and the loop is about to start
+     * a new one. Never removes a granted lock: the loop releases grants itself.
      */
     CompletionStage<Void> abandon();
 }

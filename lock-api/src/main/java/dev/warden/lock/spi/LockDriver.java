@@ -8,6 +8,15 @@ import java.util.function.Consumer;
  * How one backend touches its server. The acquire loop, reentrancy, local queueing, lease keeping,
  * validity deadlines and listeners live once in lock-api and call these few methods. Every
  * returned stage completes (normally or exceptionally) within the configured request timeout.
+ *
+ * <p>Failures: a stage that fails with a {@link dev.warden.lock.LockException} of reason
+ * {@code UNAVAILABLE} (or with an {@link java.io.IOException} or a
+ * {@link java.util.concurrent.TimeoutException}) says the server could not be reached or did not
+ * answer; lock-api's acquire loop then abandons the attempt and starts a new one after a backoff,
+ * until the caller's wait or the configured outage tolerance runs out. Anything else
+ * ({@code PROTOCOL}, {@code CLOSED}, an unexpected exception) ends the acquisition at once.
+ *
+ * <p>A driver that can also hand a lock on in one step implements {@link HandOffDriver}.
  */
 public interface LockDriver extends AutoCloseable {
 
@@ -15,8 +24,9 @@ public interface LockDriver extends AutoCloseable {
      * Starts an attempt to take {@code name}.
      *
      * @param name the validated lock name (the driver applies the namespace and any encoding)
-     * @param owner unique per acquisition; drivers store it so that only this acquisition can
-     *        renew or release what it is granted
+     * @param owner unique per acquisition (the attempts one acquisition starts after failed calls
+     *        share it, one at a time); drivers store it so that only this acquisition can renew or
+     *        release what it is granted
      */
     LockAttempt attempt(String name, String owner);
 
@@ -33,26 +43,6 @@ public interface LockDriver extends AutoCloseable {
      * @return true when it was removed; false when it was no longer this grant's
      */
     CompletionStage<Boolean> release(Grant grant);
-
-    /**
-     * Whether this driver can {@link #handOff hand a lock on} in one step. Drivers of queue-based
-     * backends cannot: a new queue entry would go to the back, behind other clients' waiters.
-     */
-    default boolean handsOff() {
-        return false;
-    }
-
-    /**
-     * Releases {@code grant} and, in the same atomic step, grants the lock to {@code owner} with a
-     * new, higher fencing token, so a contender waiting in this client takes over without another
-     * round trip. When a contender outside this client is waiting, the driver only releases (and
-     * wakes it), so hand-offs never shut other clients out.
-     *
-     * @throws UnsupportedOperationException when {@link #handsOff()} is false
-     */
-    default CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not hand locks on");
-    }
 
     /**
      * Registers the one listener told when a session that carries grants is lost (etcd lease,

@@ -1,7 +1,7 @@
 package dev.warden.lock.etcd;
 
 import dev.warden.lock.etcd.internal.Keys;
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.EtcdCluster;
 import dev.warden.testkit.EtcdMember;
 import org.junit.jupiter.api.AfterAll;
@@ -19,7 +19,7 @@ import java.util.Map;
  * proxied client reaches one member only; "pausing the server" pauses every member.
  */
 @DisplayName("etcd backend, 3-member cluster")
-class EtcdClusterLockContractTest extends LockContractTest {
+class EtcdClusterLockContractTest extends LockFaultContractTest {
 
     private static EtcdCluster cluster;
 

@@ -3,6 +3,7 @@ package dev.warden.lock.redis;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.ReleaseOutcome;
+import dev.warden.lock.tck.internal.Await;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,11 +32,7 @@ class RedisLockClientTest {
             Lease held = first.lock("merchant-42").acquire();
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> second.lock("merchant-42").tryAcquire(Duration.ofSeconds(5)));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (!waiterSubscribed() && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertThat(waiterSubscribed()).as("the waiter listens for the release").isTrue();
+            Await.until(Duration.ofSeconds(5), "the waiter listens for the release", RedisLockClientTest::waiterSubscribed);
             assertThat(waiting).isNotDone();
 
             long releasedAt = System.nanoTime();

@@ -1,6 +1,6 @@
 package dev.warden.lock.redis;
 
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
@@ -10,9 +10,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.Map;
 
-/** The whole lock contract against a real redis-server launched for this class. */
+/** The core and fault contracts against a real redis-server launched for this class. */
 @DisplayName("Redis backend")
-class RedisLockContractTest extends LockContractTest {
+class RedisLockContractTest extends LockFaultContractTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

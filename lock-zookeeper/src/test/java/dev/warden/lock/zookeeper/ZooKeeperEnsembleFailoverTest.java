@@ -5,6 +5,7 @@ import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.tck.FencedRegister;
 import dev.warden.lock.tck.LockHistory;
+import dev.warden.lock.tck.internal.Await;
 import dev.warden.testkit.ZooKeeperEnsemble;
 import dev.warden.testkit.ZooKeeperEnsembleExtension;
 import dev.warden.testkit.ZooKeeperServer;
@@ -81,13 +82,13 @@ class ZooKeeperEnsembleFailoverTest {
                     return null;
                 }));
             }
-            awaitGrants(grants, GRANTS_BEFORE, Duration.ofSeconds(60));
+            Await.until(Duration.ofSeconds(60), GRANTS_BEFORE + " grants", () -> grants.get() >= GRANTS_BEFORE);
             ZooKeeperServer leader = ensemble.leader();
             int atKill = grants.get();
             leader.kill();
             ZooKeeperServer next = ensemble.leader();
             assertThat(next).isNotSameAs(leader);
-            awaitGrants(grants, atKill + GRANTS_AFTER, Duration.ofSeconds(90));
+            Await.until(Duration.ofSeconds(90), GRANTS_AFTER + " grants after the kill", () -> grants.get() >= atKill + GRANTS_AFTER);
             stop.set(true);
             for (Future<?> w : workers) {
                 w.get(30, TimeUnit.SECONDS);
@@ -112,15 +113,5 @@ class ZooKeeperEnsembleFailoverTest {
         s.put("warden.lock.ttl", Duration.ofSeconds(3));
         s.put("warden.lock.request-timeout", Duration.ofSeconds(1));
         return s;
-    }
-
-    private static void awaitGrants(AtomicInteger grants, int target, Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (grants.get() < target) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("within " + timeout + ": " + target + " grants (got " + grants.get() + ")");
-            }
-            Thread.sleep(20);
-        }
     }
 }

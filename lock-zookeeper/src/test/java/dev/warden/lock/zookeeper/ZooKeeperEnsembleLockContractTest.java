@@ -1,7 +1,7 @@
 package dev.warden.lock.zookeeper;
 
 import dev.warden.lock.LostReason;
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.ZooKeeperEnsemble;
 import dev.warden.testkit.ZooKeeperEnsembleExtension;
 import dev.warden.testkit.ZooKeeperServer;
@@ -19,7 +19,7 @@ import java.util.Set;
  * behind the kit's proxy gets only the proxied member; pausing the server pauses every member.
  */
 @DisplayName("ZooKeeper backend, three-server ensemble")
-class ZooKeeperEnsembleLockContractTest extends LockContractTest {
+class ZooKeeperEnsembleLockContractTest extends LockFaultContractTest {
 
     @RegisterExtension
     static final ZooKeeperEnsembleExtension zookeeper = new ZooKeeperEnsembleExtension();

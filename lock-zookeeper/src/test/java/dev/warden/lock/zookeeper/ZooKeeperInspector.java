@@ -71,6 +71,16 @@ final class ZooKeeperInspector implements AutoCloseable {
         }
     }
 
+    /** Whether a node exists at {@code path}, as the servers see it now. */
+    boolean exists(String path) {
+        try {
+            sync(path);
+            return client.checkExists().forPath(path) != null;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read " + path, e);
+        }
+    }
+
     /** The holder's node (first in the queue), if any. */
     Stat holder(String namespace, String name) {
         List<String> queue = queue(namespace, name);

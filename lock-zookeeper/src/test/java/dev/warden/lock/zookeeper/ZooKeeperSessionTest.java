@@ -9,6 +9,7 @@ import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.tck.FencedRegister;
 import dev.warden.lock.tck.LockHistory;
+import dev.warden.lock.tck.internal.Await;
 import dev.warden.testkit.TcpProxy;
 import dev.warden.testkit.ZooKeeperServer;
 import dev.warden.testkit.ZooKeeperServerExtension;
@@ -114,7 +115,7 @@ class ZooKeeperSessionTest {
         AtomicLong grantedAt = new AtomicLong();
         CompletableFuture<Lease> waiting = waiter.lock(name).acquireAsync().toCompletableFuture()
                 .whenComplete((lease, error) -> grantedAt.set(System.nanoTime()));
-        awaitTrue(Duration.ofSeconds(5), "the waiter watches the holder's node", () -> watches() == 1);
+        Await.until(Duration.ofSeconds(5), "the waiter watches the holder's node", () -> watches() == 1);
 
         proxy.blackhole();
         // The server hears nothing from the holder and expires its session after the timeout,
@@ -134,7 +135,7 @@ class ZooKeeperSessionTest {
         // fresh nodes, and never hands the old lease back.
         proxy.restore();
         assertThat(old.release()).isEqualTo(ReleaseOutcome.LOST);
-        awaitTrue(Duration.ofSeconds(10), "the old holder's client works again, in a new session",
+        Await.until(Duration.ofSeconds(10), "the old holder's client works again, in a new session",
                 () -> answers(() -> holder.lock(name).tryAcquire(Duration.ZERO).isEmpty()));
         next.release();
         Lease again = holder.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
@@ -159,11 +160,11 @@ class ZooKeeperSessionTest {
         AtomicReference<LeaseLost> lost = new AtomicReference<>();
         lease.onLost(lost::set);
         CompletableFuture<Lease> waiting = other.lock(name).acquireAsync().toCompletableFuture();
-        awaitTrue(Duration.ofSeconds(5), "the other client watches the holder's node", () -> watches() == 1);
+        Await.until(Duration.ofSeconds(5), "the other client watches the holder's node", () -> watches() == 1);
 
         server().kill();
         if (lostOn.equals("suspended")) {
-            awaitTrue(Duration.ofSeconds(5), "SUSPENDED ends the lease at once", () -> lost.get() != null);
+            Await.until(Duration.ofSeconds(5), "SUSPENDED ends the lease at once", () -> lost.get() != null);
             assertThat(lost.get().reason()).isEqualTo(LostReason.SESSION_LOST);
         }
         server().restart();
@@ -175,7 +176,7 @@ class ZooKeeperSessionTest {
         if (lostOn.equals("lost")) {
             // Reconnected within the lease's validity: renewals confirm it again and nothing is lost.
             int renewals = history.count(LockHistory.Kind.RENEW);
-            awaitTrue(ttl, "a renewal after the reconnection", () -> history.count(LockHistory.Kind.RENEW) > renewals + 1);
+            Await.until(ttl, "a renewal after the reconnection", () -> history.count(LockHistory.Kind.RENEW) > renewals + 1);
             assertThat(lost.get()).isNull();
             assertThat(lease.isValid()).isTrue();
             assertThat(waiting).isNotDone();
@@ -216,7 +217,7 @@ class ZooKeeperSessionTest {
         AtomicLong grantedAt = new AtomicLong();
         CompletableFuture<Lease> waiting = waiter.lock(name).acquireAsync().toCompletableFuture()
                 .whenComplete((lease, error) -> grantedAt.set(System.nanoTime()));
-        awaitTrue(Duration.ofSeconds(5), "the waiter watches the holder's node", () -> watches() == 1);
+        Await.until(Duration.ofSeconds(5), "the waiter watches the holder's node", () -> watches() == 1);
 
         // A round trip of 600 ms or more: every renewal misses the 500 ms request timeout, while pings
         // still reach the server well within the session timeout.
@@ -257,16 +258,6 @@ class ZooKeeperSessionTest {
         } catch (LockException e) {
             assertThat(e.reason()).isEqualTo(LockException.Reason.UNAVAILABLE);
             return false;
-        }
-    }
-
-    private static void awaitTrue(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("within " + timeout + ": " + what);
-            }
-            Thread.sleep(10);
         }
     }
 }

@@ -33,7 +33,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
 
     /** Which lock {@code charge} takes. */
     public enum LockChoice {
-        NONE, REDIS, ETCD, ZOOKEEPER;
+        NONE, REDIS, ETCD, ZOOKEEPER, MEMORY;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);
@@ -110,7 +110,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             try {
                 lock = LockChoice.valueOf(own.get("lock").toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                problems.add(PREFIX + "lock '" + own.get("lock") + "' is not one of none, redis, etcd, zookeeper");
+                problems.add(PREFIX + "lock '" + own.get("lock") + "' is not one of none, redis, etcd, zookeeper, memory");
             }
         }
         if (lock != LockChoice.NONE) {
@@ -123,6 +123,8 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             if (!lockSettings.containsKey(LOCK_PREFIX + "endpoints")) {
                 if (lock == LockChoice.REDIS && endpoint != null) {
                     lockSettings.put(LOCK_PREFIX + "endpoints", endpoint);
+                } else if (lock == LockChoice.MEMORY) {
+                    lockSettings.put(LOCK_PREFIX + "endpoints", "memory://quota");
                 } else if (lock != LockChoice.REDIS) {
                     problems.add(LOCK_PREFIX + "endpoints is required for the " + lock.wireName() + " lock");
                 }

@@ -33,8 +33,9 @@ public final class ZooKeeperProcess {
      * @param dir a fresh directory for the configuration, data and log
      * @param myId the server's id in its ensemble, 0 for a standalone server
      * @param config the {@code zoo.cfg} lines other than {@code dataDir}
+     * @param systemProperties {@code -D} options of the server's JVM, as {@code name=value}
      */
-    public ZooKeeperProcess(Path dir, int myId, int clientPort, List<String> config) {
+    public ZooKeeperProcess(Path dir, int myId, int clientPort, List<String> config, List<String> systemProperties) {
         this.dir = dir;
         this.clientPort = clientPort;
         this.label = "ZooKeeper " + (myId == 0 ? "" : "server " + myId + " ") + "on port " + clientPort;
@@ -52,7 +53,7 @@ public final class ZooKeeperProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare " + dir + " for " + label, e);
         }
-        this.command = List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xms16m", "-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "-Djava.awt.headless=true",
@@ -66,9 +67,11 @@ public final class ZooKeeperProcess {
                 "-Dzookeeper.cnxTimeout=1000",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
                 "-Dorg.slf4j.simpleLogger.showDateTime=true",
-                "-Dorg.slf4j.simpleLogger.logFile=System.out",
-                "-cp", ZooKeeperClassPath.get(),
-                "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString());
+                "-Dorg.slf4j.simpleLogger.logFile=System.out"));
+        systemProperties.forEach(p -> command.add("-D" + p));
+        command.addAll(List.of("-cp", ZooKeeperClassPath.get(),
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString()));
+        this.command = List.copyOf(command);
     }
 
     /** A fresh temporary directory for one server. */

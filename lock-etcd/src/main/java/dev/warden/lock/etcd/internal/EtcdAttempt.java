@@ -43,6 +43,9 @@ import java.util.concurrent.TimeUnit;
  * confirmed (the call timed out) is abandoned by writing the marker and deleting the entry if it
  * holds this attempt's owner, in one transaction, so a creation that reaches the server late finds
  * the marker and does nothing, and a later attempt's entry is never deleted.
+ *
+ * <p>Concurrency: every mutable field is guarded by {@code this}; lock-api never runs two calls of one
+ * attempt at once, but watch events and session losses arrive on other threads.
  */
 final class EtcdAttempt implements LockAttempt {
 
@@ -51,6 +54,9 @@ final class EtcdAttempt implements LockAttempt {
     private static final int LEFTOVERS = 3;
 
     private enum Created { NO, UNKNOWN, YES }
+
+    /** What a create does when the server no longer knows its session's lease. */
+    private enum LeaseGone { NEW_SESSION_ONCE, FAIL }
 
     private final EtcdDriver driver;
     private final String prefix;
@@ -89,7 +95,7 @@ final class EtcdAttempt implements LockAttempt {
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
         synchronized (this) {
             if (created == Created.NO) {
-                return driver.session().thenCompose(s -> create(s, true, LEFTOVERS));
+                return driver.session().thenCompose(s -> create(s, LeaseGone.NEW_SESSION_ONCE, LEFTOVERS));
             }
         }
         return recheck();
@@ -101,7 +107,7 @@ final class EtcdAttempt implements LockAttempt {
      * ahead. A lease the server no longer knows fails the whole transaction before it writes
      * anything: the session is then lost, and the entry is created once more on a new one.
      */
-    private CompletableFuture<Optional<Grant>> create(Session s, boolean mayRenewSession, int leftovers) {
+    private CompletableFuture<Optional<Grant>> create(Session s, LeaseGone leaseGone, int leftovers) {
         String k = entryKey(prefix, s);
         ByteString kb = Requests.bytes(k);
         synchronized (this) {
@@ -130,13 +136,13 @@ final class EtcdAttempt implements LockAttempt {
             }
             RangeResponse existing = r.getResponses(0).getResponseRange();
             if (existing.getKvsCount() == 0) {
-                return create(s, false, leftovers - 1);
+                return create(s, LeaseGone.FAIL, leftovers - 1);
             }
             long stale = existing.getKvs(0).getCreateRevision();
             log.debug("removing {} (create revision {}), left over by an earlier attempt of this client", k, stale);
-            return driver.guardedDelete(k, stale).thenCompose(deleted -> create(s, false, leftovers - 1));
+            return driver.guardedDelete(k, stale).thenCompose(deleted -> create(s, LeaseGone.FAIL, leftovers - 1));
         });
-        if (!mayRenewSession) {
+        if (leaseGone == LeaseGone.FAIL) {
             return decided;
         }
         return decided.handle((grant, error) -> {
@@ -152,7 +158,7 @@ final class EtcdAttempt implements LockAttempt {
             }
             s.lose(new LockException(LockException.Reason.UNAVAILABLE, "etcd lease " + Long.toHexString(s.leaseId())
                     + " is gone (expired or revoked on the server)", Calls.unwrap(error)));
-            return driver.session().thenCompose(next -> create(next, false, leftovers));
+            return driver.session().thenCompose(next -> create(next, LeaseGone.FAIL, leftovers));
         }).thenCompose(f -> f);
     }
 

@@ -36,6 +36,9 @@ import java.util.stream.Collectors;
 /**
  * The etcd driver: one gRPC channel ({@link Calls}), one session (lease) at a time, and the queue
  * algorithm of {@link EtcdAttempt}. See {@code EtcdLockProvider} for the model.
+ *
+ * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
+ * the session listener are volatile; the executors and the channel are thread-safe.
  */
 public final class EtcdDriver implements LockDriver {
 

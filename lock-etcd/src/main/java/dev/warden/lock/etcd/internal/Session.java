@@ -16,6 +16,10 @@ import java.util.function.BiConsumer;
  * or when the TTL passes on the local monotonic clock since the last keep-alive that was confirmed
  * (counted from when it was sent). A keep-alive only proves the lease is alive, never that a key
  * on it still exists: renewals read the key too.
+ *
+ * <p>Concurrency: {@code confirmedSentAt}, {@code closed} and the timers are guarded by {@code this};
+ * {@code lost} and {@code waiters} are thread-safe. Keep-alive answers arrive on the channel's I/O
+ * thread, timers on the driver's.
  */
 final class Session {
 

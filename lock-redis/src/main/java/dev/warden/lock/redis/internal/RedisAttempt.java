@@ -23,6 +23,10 @@ import java.util.concurrent.TimeUnit;
  * poll and the subscription cannot be missed. A release that arrives while no {@code changed()} is
  * pending (during a poll) is remembered, so the next {@code changed()} completes at once. A grant or
  * {@link #abandon()} ends the attempt and unsubscribes.
+ *
+ * <p>Concurrency: {@code subscribed}, {@code ended}, {@code releasedSincePoll}, {@code holderPttl},
+ * {@code waiting} and {@code fallback} are guarded by {@code this}; release messages arrive on the
+ * pub/sub connection's thread, polls' answers on the command connection's.
  */
 final class RedisAttempt implements LockAttempt {
 

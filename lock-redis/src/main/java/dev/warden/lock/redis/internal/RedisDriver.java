@@ -3,9 +3,9 @@ package dev.warden.lock.redis.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
+import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
-import dev.warden.lock.spi.LockDriver;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -38,8 +38,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * timeout and fail at once while disconnected rather than queue, so lock-api hears of an outage
  * instead of waiting on it; Lettuce reconnects in the background, at most {@link #MAX_RECONNECT_DELAY}
  * apart, and resubscribes.
+ *
+ * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts' digests);
+ * {@code closed} is atomic.
  */
-public final class RedisDriver implements LockDriver {
+public final class RedisDriver implements HandOffDriver {
 
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
 
@@ -150,18 +153,17 @@ public final class RedisDriver implements LockDriver {
     }
 
     @Override
-    public boolean handsOff() {
-        return true;
-    }
-
-    @Override
     public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
         RedisGrant g = RedisGrant.of(grant);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         return calls.bounded("the hand-off script for " + g.keys().lock(),
                 scripts.handOff(g.keys(), g.value(), owner, ttlMillis).thenApply(reply -> handedOff(g, owner, reply)),
-                late -> late.granted().ifPresent(this::releaseQuietly));
+                late -> {
+                    if (late instanceof HandOff.To to) {
+                        releaseQuietly(to.next());
+                    }
+                });
     }
 
     private static HandOff handedOff(RedisGrant from, String owner, List<Object> reply) {

@@ -18,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The lock scripts, loaded once with SCRIPT LOAD and run with EVALSHA so each call sends a
  * digest rather than the source. A NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover)
  * reloads the script and retries once.
+ *
+ * <p>Concurrency: the sources are read only after construction; the digests map is concurrent, and a
+ * reload racing another only loads the same script twice.
  */
 final class Scripts {
 

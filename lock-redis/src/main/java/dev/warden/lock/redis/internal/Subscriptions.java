@@ -21,6 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * counts changed and the server ends up subscribed exactly when someone listens. A channel the
  * server confirms or delivers that nobody listens to (a confirmation that came after its deadline,
  * Lettuce resubscribing after a reconnect what an unsent UNSUBSCRIBE left behind) is unsubscribed.
+ *
+ * <p>Concurrency: {@code channels} and {@code closed} are guarded by {@code this}; listeners are told
+ * outside it.
  */
 final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
@@ -52,7 +55,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
         Channel c = channels.computeIfAbsent(channel, k -> new Channel());
         c.listeners.add(attempt);
         if (c.confirmed == null || c.confirmed.isCompletedExceptionally()) {
-            c.confirmed = send(true, channel);
+            c.confirmed = send(Command.SUBSCRIBE, channel);
         }
         return c.confirmed;
     }
@@ -65,7 +68,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
         }
         channels.remove(channel);
         if (!closed) {
-            send(false, channel);
+            send(Command.UNSUBSCRIBE, channel);
         }
     }
 
@@ -105,11 +108,14 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     private void dropStray(String channel) {
         if (!closed) {
-            send(false, channel);
+            send(Command.UNSUBSCRIBE, channel);
         }
     }
 
-    private CompletableFuture<Void> send(boolean subscribe, String channel) {
+    private enum Command { SUBSCRIBE, UNSUBSCRIBE }
+
+    private CompletableFuture<Void> send(Command command, String channel) {
+        boolean subscribe = command == Command.SUBSCRIBE;
         CompletableFuture<Void> sent;
         try {
             sent = (subscribe ? connection.async().subscribe(channel) : connection.async().unsubscribe(channel))

@@ -4,6 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.tck.internal.Await;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -135,7 +136,7 @@ class RedisDriverTest {
         startWaiting(bob);
 
         assertThat(get(driver.release(grant))).isTrue();
-        awaitUntil(bob::releaseSeenSincePoll, "the release message arrives between polls");
+        Await.until(Duration.ofSeconds(5), "the release message arrives between polls", bob::releaseSeenSincePoll);
 
         assertThat(bob.changed().toCompletableFuture()).succeedsWithin(Duration.ofMillis(50));
     }
@@ -171,7 +172,7 @@ class RedisDriverTest {
         assertThat(subscribers()).isEqualTo(1L);
 
         get(second.abandon());
-        awaitUntil(() -> subscribers() == 0L, "the last attempt unsubscribes");
+        Await.until(Duration.ofSeconds(5), "the last attempt unsubscribes", () -> subscribers() == 0L);
         assertThat(get(driver.release(grant))).isTrue();
     }
 
@@ -317,25 +318,11 @@ class RedisDriverTest {
     }
 
     private static void awaitNoNewThreads(Set<String> before) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        Set<String> added;
-        do {
-            added = liveThreadNames();
+        Await.until(Duration.ofSeconds(5), "no thread left behind", () -> {
+            Set<String> added = liveThreadNames();
             added.removeAll(before);
-            if (added.isEmpty()) {
-                return;
-            }
-            sleep(20);
-        } while (System.nanoTime() < deadline);
-        assertThat(added).as("threads left behind").isEmpty();
-    }
-
-    private static void awaitUntil(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            sleep(20);
-        }
+            return added.isEmpty();
+        });
     }
 
     private static void sleep(long millis) {

@@ -18,6 +18,10 @@ import java.util.concurrent.CompletionStage;
  * starts. A poll grants when the node is first in the queue and still exists; otherwise it notes
  * the node just ahead, and {@link #changed()} watches only that one, so a release wakes one waiter,
  * not the herd. {@link #abandon()} deletes the node, also when its create answers late.
+ *
+ * <p>Concurrency: {@code ended}, {@code firstPoll}, {@code predecessor} and {@code waiting} are
+ * guarded by {@code this}; lock-api never runs two calls of one attempt at once, but watches and the
+ * driver's interrupts arrive on other threads.
  */
 final class ZooKeeperAttempt implements LockAttempt {
 
@@ -25,7 +29,7 @@ final class ZooKeeperAttempt implements LockAttempt {
     private final String name;
     private final String lockPath;
     /** This attempt's node, once created; completes whatever the request timeout. */
-    private final CompletableFuture<ZooKeeperDriver.Created> created;
+    private final CompletableFuture<Nodes.Created> created;
 
     private boolean ended;
     private boolean firstPoll = true;
@@ -36,7 +40,7 @@ final class ZooKeeperAttempt implements LockAttempt {
         this.driver = driver;
         this.name = name;
         this.lockPath = lockPath;
-        this.created = driver.createNode(lockPath, owner);
+        this.created = driver.nodes().create(lockPath, owner);
     }
 
     @Override
@@ -53,19 +57,19 @@ final class ZooKeeperAttempt implements LockAttempt {
             first = firstPoll;
             firstPoll = false;
         }
-        long epoch = driver.epoch();
+        long epoch = driver.session().epoch();
         long sentAt = System.nanoTime();
         // ZooKeeper answers one session's requests in order, so the queue read right behind the create,
         // without waiting for its reply, normally lists the new node already: an uncontended acquire
         // takes one round trip. That read counts only if it lists this node; otherwise (parents created
         // first, a create retried after a lost connection, any error) the queue is read again once the
         // create has answered, as every later poll does.
-        CompletableFuture<List<String>> early = first && !created.isDone() ? driver.children(lockPath) : null;
+        CompletableFuture<List<String>> early = first && !created.isDone() ? driver.nodes().children(lockPath) : null;
         CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(node -> {
-            CompletableFuture<List<String>> children = early == null ? driver.children(lockPath)
+            CompletableFuture<List<String>> children = early == null ? driver.nodes().children(lockPath)
                     : early.handle((listed, error) -> error == null && listed.contains(Paths.nodeName(node.path()))
                             ? CompletableFuture.completedFuture(listed)
-                            : driver.children(lockPath)).thenCompose(c -> c);
+                            : driver.nodes().children(lockPath)).thenCompose(c -> c);
             return children.thenCompose(listed -> decide(node, listed, epoch, sentAt));
         });
         // A grant is admitted on the driver thread in the step that hands it over; one that comes after
@@ -85,7 +89,7 @@ final class ZooKeeperAttempt implements LockAttempt {
      * Reads the queue as listed after this attempt's create: first grants (with the czxid and version
      * from the create's reply, else from a read of the node), otherwise notes the node just ahead.
      */
-    private CompletableFuture<Optional<ZooKeeperGrant>> decide(ZooKeeperDriver.Created node, List<String> children,
+    private CompletableFuture<Optional<ZooKeeperGrant>> decide(Nodes.Created node, List<String> children,
                                                                long epoch, long sentAt) {
         String path = node.path();
         List<String> queue = Paths.queue(children);
@@ -103,7 +107,7 @@ final class ZooKeeperAttempt implements LockAttempt {
             return CompletableFuture.completedFuture(Optional.of(
                     new ZooKeeperGrant(path, node.stat().getCzxid(), node.stat().getVersion(), epoch, sentAt)));
         }
-        return driver.stat(path).thenApply(stat -> {
+        return driver.nodes().stat(path).thenApply(stat -> {
             if (stat == null) {
                 throw gone();
             }
@@ -130,7 +134,7 @@ final class ZooKeeperAttempt implements LockAttempt {
                 wake(w);
             }
         };
-        driver.calls().bounded("the watch on the node ahead in lock '" + name + "'", driver.watch(ahead, watcher))
+        driver.calls().bounded("the watch on the node ahead in lock '" + name + "'", driver.nodes().watch(ahead, watcher))
                 .whenComplete((stat, error) -> {
                     if (error != null) {
                         fail(w, error);
@@ -169,7 +173,7 @@ final class ZooKeeperAttempt implements LockAttempt {
         }
         // Registered on the create itself, so a create that answers after every deadline is still undone.
         CompletableFuture<Void> deleted = created.handle((node, error) -> node)
-                .thenCompose(node -> node == null ? CompletableFuture.completedFuture(null) : driver.deleteNode(node.path()));
+                .thenCompose(node -> node == null ? CompletableFuture.completedFuture(null) : driver.nodes().delete(node.path()));
         return driver.calls().bounded("abandoning the attempt on lock '" + name + "'", deleted);
     }
 

@@ -7,14 +7,9 @@ import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryUntilElapsed;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.client.ZKClientConfig;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,18 +33,19 @@ import java.util.function.Consumer;
 /**
  * The ZooKeeper driver, on one Curator client whose session is the lease: its timeout is the
  * configured TTL, and a grant lives as long as its ephemeral node and the session that owns it.
+ * The session's connection states are {@link ZooKeeperSession}'s, the node operations
+ * {@link Nodes}', the queue algorithm {@link ZooKeeperAttempt}'s; this class renews, releases,
+ * admits grants and cleans up after them.
  *
- * <p>Connection states: by default (Curator tech note 14) SUSPENDED already ends every grant at
- * once, because from then on this client cannot know whether the session still lives;
- * {@code lost-on=lost} waits for LOST instead, and while SUSPENDED renewals fail (they neither
- * confirm nor deny) so a lease survives a blip shorter than its validity and expires otherwise.
- * Each loss starts a new epoch: a grant from an older epoch never renews again, even after
- * RECONNECTED. A grant's node is deleted by the driver once no lease can still count on it (its
- * last confirmation plus the TTL) unless it was released: after a loss, or a lease that expired
- * while the session lived on, the lock is not blocked by a node nobody holds.
+ * <p>With {@code lost-on=lost}, renewals fail while the connection is SUSPENDED (they neither
+ * confirm nor deny), so a lease survives a blip shorter than its validity and expires otherwise. A
+ * grant's node is deleted by the driver once no lease can still count on it (its last confirmation
+ * plus the TTL) unless it was released: after a loss, or a lease that expired while the session
+ * lived on, the lock is not blocked by a node nobody holds.
  *
- * <p>Everything that decides runs on the driver's one thread: Curator callbacks, connection
- * states, admissions of grants.
+ * <p>Concurrency: everything that decides runs on the driver's one thread (Curator callbacks,
+ * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
+ * collections, {@code closed} is atomic.
  */
 public final class ZooKeeperDriver implements LockDriver {
 
@@ -61,41 +57,35 @@ public final class ZooKeeperDriver implements LockDriver {
     /** The option that says which connection state ends the leases. */
     public static final String LOST_ON = "lost-on";
 
-    /** Which connection state ends every lease. */
-    public enum LostOn {
-        SUSPENDED, LOST;
-
-        static LostOn parse(String value) {
-            return LostOn.valueOf(value.trim().toUpperCase(Locale.ROOT));
-        }
-    }
-
     private final CuratorFramework curator;
     private final ScheduledThreadPoolExecutor executor;
     private final Calls calls;
+    private final Nodes nodes;
+    private final ZooKeeperSession session;
     private final String servers;
-    private final LostOn lostOn;
     private final String namespace;
     private final long ttlNanos;
     private final Map<String, ZooKeeperGrant> grants = new ConcurrentHashMap<>();
     private final Set<ZooKeeperAttempt> attempts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
-
-    /** Completes when the driver thread has seen the first CONNECTED. */
-    private final CompletableFuture<Void> firstConnected = new CompletableFuture<>();
-    private volatile long epoch;
-    private volatile boolean connected;
     private volatile Consumer<Throwable> sessionLost = cause -> { };
 
     private ZooKeeperDriver(CuratorFramework curator, ScheduledThreadPoolExecutor executor, String servers,
-                            LockConfig config, LostOn lostOn) {
+                            LockConfig config, ZooKeeperSession.LostOn lostOn) {
         this.curator = curator;
         this.executor = executor;
         this.servers = servers;
-        this.lostOn = lostOn;
         this.namespace = config.namespace();
         this.ttlNanos = config.ttl().toNanos();
         this.calls = new Calls(executor, config.requestTimeout(), servers);
+        this.nodes = new Nodes(curator, executor, calls);
+        this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(ZooKeeperAttempt::interrupt));
+        session.onLost(cause -> {
+            if (!grants.isEmpty()) {
+                log.warn("{}: {} lease(s) lost", cause.getMessage(), grants.size());
+            }
+            sessionLost.accept(cause);
+        });
     }
 
     /** Problems with the backend's own settings. */
@@ -104,7 +94,7 @@ public final class ZooKeeperDriver implements LockDriver {
         problems.addAll(Paths.namespaceProblems(config.namespace()));
         config.option(LOST_ON).ifPresent(value -> {
             try {
-                LostOn.parse(value);
+                ZooKeeperSession.LostOn.parse(value);
             } catch (IllegalArgumentException e) {
                 problems.add("warden.lock.zookeeper." + LOST_ON + " '" + value + "' must be suspended or lost");
             }
@@ -126,7 +116,8 @@ public final class ZooKeeperDriver implements LockDriver {
      */
     public static ZooKeeperDriver open(LockConfig config) {
         String servers = Endpoints.connectString(config.endpoints());
-        LostOn lostOn = config.option(LOST_ON).map(LostOn::parse).orElse(LostOn.SUSPENDED);
+        ZooKeeperSession.LostOn lostOn = config.option(LOST_ON).map(ZooKeeperSession.LostOn::parse)
+                .orElse(ZooKeeperSession.LostOn.SUSPENDED);
         int n = DRIVERS.incrementAndGet();
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, daemon("warden-zookeeper-" + n));
         executor.setRemoveOnCancelPolicy(true);
@@ -151,11 +142,11 @@ public final class ZooKeeperDriver implements LockDriver {
                 .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
                 .build();
         ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn);
-        curator.getConnectionStateListenable().addListener((client, state) -> driver.stateChanged(state), executor);
+        curator.getConnectionStateListenable().addListener((client, state) -> driver.session.stateChanged(state), executor);
         try {
             curator.start();
             try {
-                driver.firstConnected.get(connectMillis, TimeUnit.MILLISECONDS);
+                driver.session.firstConnected().get(connectMillis, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
                         + " within " + connectMillis + " ms", e);
@@ -203,15 +194,15 @@ public final class ZooKeeperDriver implements LockDriver {
         ZooKeeperGrant g = ZooKeeperGrant.of(grant);
         checkOpen();
         long sentAt = System.nanoTime();
-        if (g.epoch() != epoch) {
+        if (g.epoch() != session.epoch()) {
             return CompletableFuture.completedFuture(false);
         }
-        if (!connected) {
+        if (!session.isConnected()) {
             return CompletableFuture.failedFuture(new LockException(LockException.Reason.UNAVAILABLE,
                     "the connection to ZooKeeper at " + servers + " is suspended; cannot confirm " + g.path()));
         }
-        return calls.bounded("the renewal check of " + g.path(), stat(g.path()), late -> { }, stat -> {
-            if (g.epoch() != epoch || stat == null || stat.getCzxid() != g.czxid()) {
+        return calls.bounded("the renewal check of " + g.path(), nodes.stat(g.path()), late -> { }, stat -> {
+            if (g.epoch() != session.epoch() || stat == null || stat.getCzxid() != g.czxid()) {
                 return false;
             }
             g.confirmed(sentAt);
@@ -233,13 +224,13 @@ public final class ZooKeeperDriver implements LockDriver {
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
-        CompletableFuture<Boolean> released = delete(g.path(), g.version()).thenCompose(code -> {
+        CompletableFuture<Boolean> released = nodes.delete(g.path(), g.version()).thenCompose(code -> {
             if (code != KeeperException.Code.BADVERSION) {
                 return CompletableFuture.completedFuture(code == KeeperException.Code.OK);
             }
-            return stat(g.path()).thenCompose(stat -> stat == null || stat.getCzxid() != g.czxid()
+            return nodes.stat(g.path()).thenCompose(stat -> stat == null || stat.getCzxid() != g.czxid()
                     ? CompletableFuture.completedFuture(false)
-                    : delete(g.path(), stat.getVersion()).thenApply(again -> again == KeeperException.Code.OK));
+                    : nodes.delete(g.path(), stat.getVersion()).thenApply(again -> again == KeeperException.Code.OK));
         });
         released.whenComplete((removed, error) -> {
             if (error != null) {
@@ -247,15 +238,6 @@ public final class ZooKeeperDriver implements LockDriver {
             }
         });
         return calls.bounded("the release of " + g.path(), released);
-    }
-
-    /** Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails. */
-    private CompletableFuture<KeeperException.Code> delete(String path, int version) {
-        String what = "the delete of " + path;
-        return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
-                        .inBackground(cb, executor).forPath(path))
-                .thenApply(event -> KeeperException.Code.get(
-                        calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
     }
 
     @Override
@@ -297,8 +279,12 @@ public final class ZooKeeperDriver implements LockDriver {
         return calls;
     }
 
-    long epoch() {
-        return epoch;
+    Nodes nodes() {
+        return nodes;
+    }
+
+    ZooKeeperSession session() {
+        return session;
     }
 
     /** The ZooKeeper handle of the moment, for tests that look at its connection. */
@@ -318,7 +304,7 @@ public final class ZooKeeperDriver implements LockDriver {
         if (isClosed()) {
             throw closedException();
         }
-        if (grant.epoch() != epoch || !connected) {
+        if (grant.epoch() != session.epoch() || !session.isConnected()) {
             throw new LockException(LockException.Reason.UNAVAILABLE, "the connection to ZooKeeper at " + servers
                     + " dropped while lock '" + name + "' was being granted");
         }
@@ -326,103 +312,8 @@ public final class ZooKeeperDriver implements LockDriver {
         scheduleHorizon(grant);
     }
 
-    /** A contender's node as its create answered: its path and, when the reply carried it, its stat. */
-    record Created(String path, Stat stat) {
-    }
-
-    /**
-     * Creates a protected ephemeral sequential node under {@code lockPath}; completes with its path and
-     * the stat from the create's own reply (null when Curator found the node again after a lost reply).
-     */
-    CompletableFuture<Created> createNode(String lockPath, byte[] data) {
-        String what = "the create of a node under " + lockPath;
-        return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
-                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb, executor)
-                        .forPath(lockPath + "/" + Paths.NODE, data))
-                .thenApply(event -> {
-                    CuratorEvent created = calls.check(what, event);
-                    Stat stat = created.getStat();
-                    return new Created(created.getName(), stat == null || stat.getCzxid() == 0 ? null : stat);
-                });
-    }
-
-    CompletableFuture<List<String>> children(String lockPath) {
-        String what = "the children of " + lockPath;
-        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
-                .thenApply(event -> {
-                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                    return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
-                });
-    }
-
-    /** The node's stat, or null when it does not exist. */
-    CompletableFuture<Stat> stat(String path) {
-        String what = "the stat of " + path;
-        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
-                .thenApply(event -> statOf(what, event));
-    }
-
-    /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
-    CompletableFuture<Stat> watch(String path, Watcher watcher) {
-        String what = "the watch on " + path;
-        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
-                .thenApply(event -> statOf(what, event));
-    }
-
-    /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
-    CompletableFuture<Void> deleteNode(String path) {
-        String what = "the delete of " + path;
-        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
-                .thenApply(event -> {
-                    calls.check(what, event, KeeperException.Code.NONODE);
-                    return null;
-                });
-    }
-
     static LockException closedException() {
         return new LockException(LockException.Reason.CLOSED, "the lock client is closed");
-    }
-
-    // ----- connection states ----------------------------------------------------------------------
-
-    /** On the driver thread, in the order Curator reports them. */
-    private void stateChanged(ConnectionState state) {
-        log.debug("ZooKeeper connection to {}: {}", servers, state);
-        switch (state) {
-            case CONNECTED, RECONNECTED -> {
-                connected = true;
-                firstConnected.complete(null);
-            }
-            case SUSPENDED, READ_ONLY -> {
-                connected = false;
-                if (lostOn == LostOn.SUSPENDED) {
-                    lose("the connection to ZooKeeper at " + servers + " was suspended");
-                }
-            }
-            case LOST -> {
-                connected = false;
-                lose("the ZooKeeper session at " + servers + " was lost");
-                for (ZooKeeperAttempt a : List.copyOf(attempts)) {
-                    a.interrupt();
-                }
-            }
-        }
-    }
-
-    /**
-     * Starts a new epoch: every grant so far is lost at once. Their nodes go at their horizons, as
-     * nothing renews them any more.
-     */
-    private void lose(String why) {
-        epoch++;
-        if (!grants.isEmpty()) {
-            log.warn("{}: {} lease(s) lost", why, grants.size());
-        }
-        try {
-            sessionLost.accept(new LockException(LockException.Reason.UNAVAILABLE, why));
-        } catch (RuntimeException e) {
-            log.warn("session-lost listener for {} failed", servers, e);
-        }
     }
 
     /**
@@ -454,19 +345,11 @@ public final class ZooKeeperDriver implements LockDriver {
         if (isClosed()) {
             return;
         }
-        deleteNode(path).whenComplete((v, error) -> {
+        nodes.delete(path).whenComplete((v, error) -> {
             if (error != null) {
                 log.debug("background delete of {} not confirmed yet; Curator keeps trying while the session lives", path, error);
             }
         });
-    }
-
-    private Stat statOf(String what, CuratorEvent event) {
-        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-        if (code == KeeperException.Code.NONODE) {
-            return null;
-        }
-        return calls.check(what, event).getStat();
     }
 
     private void checkOpen() {
@@ -486,6 +369,6 @@ public final class ZooKeeperDriver implements LockDriver {
 
     @Override
     public String toString() {
-        return "ZooKeeperDriver[" + servers + ", lost-on " + lostOn.name().toLowerCase(Locale.ROOT) + "]";
+        return "ZooKeeperDriver[" + servers + ", lost-on " + session.lostOn().name().toLowerCase(Locale.ROOT) + "]";
     }
 }

@@ -9,6 +9,9 @@ import java.util.concurrent.ScheduledFuture;
  * transaction that created it, which increases across the whole ensemble and, unlike the sequence
  * suffix, does not restart when an empty parent is cleaned up), its data version (never changed
  * after the create; release deletes with it), and the connection epoch it was granted in.
+ *
+ * <p>Concurrency: {@code confirmedAtNanos} is volatile (written on the driver thread, read by the
+ * keeper); {@code cleanup} is guarded by {@code this}.
  */
 final class ZooKeeperGrant implements Grant {
 

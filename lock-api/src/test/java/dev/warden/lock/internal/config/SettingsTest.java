@@ -1,4 +1,4 @@
-package dev.warden.lock.internal;
+package dev.warden.lock.internal.config;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.LockConfig;
@@ -16,7 +16,7 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class ClientFactoryTest {
+class SettingsTest {
 
     /** A provider that only answers configuration questions; it never connects. */
     private record Named(String backend, Set<String> optionNames, Duration ttlGranularity) implements LockProvider {
@@ -38,7 +38,7 @@ class ClientFactoryTest {
 
     private static LockException configError(Map<String, ?> settings, LockProvider... providers) {
         try {
-            ClientFactory.resolve(settings, List.of(providers));
+            Settings.resolve(settings, List.of(providers));
         } catch (LockException e) {
             return e;
         }
@@ -48,12 +48,12 @@ class ClientFactoryTest {
     @Test
     @DisplayName("valid settings resolve with defaults")
     void defaults() {
-        var r = ClientFactory.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+        var r = Settings.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
                 "other.key", "ignored"), List.of(new Named("redis"), new Named("etcd")));
-        assertThat(r.config().namespace()).isEqualTo("warden");
-        assertThat(r.config().ttl()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(r.config().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(r.config().endpoints()).containsExactly("redis://h:1");
+        assertThat(r.settings().lock().namespace()).isEqualTo("warden");
+        assertThat(r.settings().lock().ttl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(r.settings().lock().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(r.settings().lock().endpoints()).containsExactly("redis://h:1");
         assertThat(r.provider().backend()).isEqualTo("redis");
     }
 
@@ -108,10 +108,10 @@ class ClientFactoryTest {
     @Test
     @DisplayName("options of another known backend may sit beside the chosen one's; durations are bounded")
     void otherBackendsOptionsAndBounds() {
-        var r = ClientFactory.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+        var r = Settings.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
                 "warden.lock.zookeeper.lost-on", "lost", "warden.lock.ttl", Duration.ofSeconds(2)), List.of(new Named("redis")));
-        assertThat(r.config().ttl()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(r.config().options()).isEmpty();
+        assertThat(r.settings().lock().ttl()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(r.settings().lock().options()).isEmpty();
         LockException e = configError(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
                 "warden.lock.request-timeout", "3000000h"), new Named("redis"));
         assertThat(e.getMessage()).contains("request-timeout must be at most 365 days");
@@ -120,19 +120,19 @@ class ClientFactoryTest {
     @Test
     @DisplayName("passwords never reach a message")
     void masksCredentials() {
-        assertThat(ClientFactory.masked("redis://user:s3cret@h:6379,redis://:pw@h2:1"))
+        assertThat(Settings.masked("redis://user:s3cret@h:6379,redis://:pw@h2:1"))
                 .isEqualTo("redis://user:****@h:6379,redis://:****@h2:1");
     }
 
     @Test
     @DisplayName("the URI form names backend, endpoints and settings")
     void uriForm() {
-        Map<String, String> s = ClientFactory.settingsFromUri(URI.create("etcd://a:2379,b:2379?ttl=10s&namespace=billing"));
+        Map<String, String> s = Settings.fromUri(URI.create("etcd://a:2379,b:2379?ttl=10s&namespace=billing"));
         assertThat(s).containsEntry("warden.lock.backend", "etcd")
                 .containsEntry("warden.lock.endpoints", "etcd://a:2379,etcd://b:2379")
                 .containsEntry("warden.lock.ttl", "10s")
                 .containsEntry("warden.lock.namespace", "billing");
-        assertThatThrownBy(() -> ClientFactory.settingsFromUri(URI.create("redis:nothing")))
+        assertThatThrownBy(() -> Settings.fromUri(URI.create("redis:nothing")))
                 .isInstanceOf(LockException.class);
     }
 
@@ -143,5 +143,21 @@ class ClientFactoryTest {
         assertThat(Durations.parse("2m")).isEqualTo(Duration.ofMinutes(2));
         assertThat(Durations.parse("PT1.5S")).isEqualTo(Duration.ofMillis(1500));
         assertThatThrownBy(() -> Durations.parse("1.5s")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("outage tolerance may be zero, max hold time must be positive; both default sensibly")
+    void outageToleranceAndMaxHoldTime() {
+        Map<String, String> base = Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1");
+        var defaults = Settings.resolve(base, List.of(new Named("redis")));
+        assertThat(defaults.settings().outageTolerance()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.settings().maxHoldTime()).isEmpty();
+        var set = Settings.resolve(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "warden.lock.outage-tolerance", "0s", "warden.lock.max-hold-time", "2m"), List.of(new Named("redis")));
+        assertThat(set.settings().outageTolerance()).isZero();
+        assertThat(set.settings().maxHoldTime()).contains(Duration.ofMinutes(2));
+        LockException e = configError(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "warden.lock.outage-tolerance", "-PT1S", "warden.lock.max-hold-time", "0s"), new Named("redis"));
+        assertThat(e.getMessage()).contains("outage-tolerance must be zero or positive", "max-hold-time must be positive");
     }
 }

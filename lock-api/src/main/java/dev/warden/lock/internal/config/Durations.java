@@ -1,4 +1,4 @@
-package dev.warden.lock.internal;
+package dev.warden.lock.internal.config;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

@@ -1,0 +1,173 @@
+package dev.warden.lock.memory.internal;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The "server" of the in-memory backend: one per name ({@code memory://<name>}) and class loader,
+ * shared by every client that names it. Per lock key it keeps the holder (owner, fencing token and
+ * expiry on {@link System#nanoTime()}) and a queue of contenders in arrival order; the first
+ * contender is granted once there is no live holder. Tokens come from one counter per store and
+ * never go back, so they strictly increase per name. A holder whose TTL passed is gone, as a Redis
+ * key that expired, whether or not anyone looked.
+ *
+ * <p>Concurrency: every field is guarded by the store's monitor. Wake-ups are callbacks that must
+ * not block (attempts hand them to their driver's thread).
+ */
+public final class MemoryStore {
+
+    private static final ConcurrentMap<String, MemoryStore> STORES = new ConcurrentHashMap<>();
+
+    /** The store named {@code name}, created on first use. */
+    public static MemoryStore named(String name) {
+        return STORES.computeIfAbsent(name, MemoryStore::new);
+    }
+
+    private final String name;
+    private final Map<String, Lock> locks = new HashMap<>();
+    private long tokens;
+
+    private MemoryStore(String name) {
+        this.name = name;
+    }
+
+    /** A contender in a lock's queue; {@code wake} is told when the lock or the queue ahead changes. */
+    static final class Ticket {
+        final String owner;
+        final Runnable wake;
+
+        Ticket(String owner, Runnable wake) {
+            this.owner = owner;
+            this.wake = wake;
+        }
+    }
+
+    /** The outcome of a poll: a grant, or how long the live holder has left (-1: someone is ahead in the queue). */
+    record Polled(MemoryGrant grant, long holderLeftNanos) {
+    }
+
+    private static final class Lock {
+        final ArrayDeque<Ticket> queue = new ArrayDeque<>();
+        String owner;
+        long token;
+        long expiresAtNanos;
+
+        boolean held(long now) {
+            return owner != null && now - expiresAtNanos < 0;
+        }
+    }
+
+    synchronized Ticket enqueue(String key, String owner, Runnable wake) {
+        Ticket t = new Ticket(owner, wake);
+        locks.computeIfAbsent(key, k -> new Lock()).queue.add(t);
+        return t;
+    }
+
+    /**
+     * Grants when no live holder is left and {@code ticket} is first; the ticket leaves the queue with
+     * the grant, and those still queued are woken to learn the new holder's expiry (an expiry is not
+     * an event: a waiter's fallback timer covers it).
+     */
+    Polled poll(String key, Ticket ticket, long ttlNanos) {
+        List<Runnable> wake;
+        Polled polled;
+        synchronized (this) {
+            Lock lock = locks.get(key);
+            if (lock == null || !lock.queue.contains(ticket)) {
+                throw new IllegalStateException("the contender for " + key + " is no longer queued in store " + name);
+            }
+            long now = System.nanoTime();
+            if (lock.held(now)) {
+                return new Polled(null, lock.expiresAtNanos - now);
+            }
+            if (lock.queue.peek() != ticket) {
+                return new Polled(null, -1);
+            }
+            lock.queue.poll();
+            lock.owner = ticket.owner;
+            lock.token = ++tokens;
+            lock.expiresAtNanos = now + ttlNanos;
+            polled = new Polled(new MemoryGrant(key, lock.token), 0);
+            wake = new ArrayList<>(lock.queue.size());
+            lock.queue.forEach(t -> wake.add(t.wake));
+        }
+        wake.forEach(Runnable::run);
+        return polled;
+    }
+
+    /** Compare-and-renew: extends the holder's TTL if it is still {@code token}'s and live. */
+    synchronized boolean renew(String key, long token, long ttlNanos) {
+        Lock lock = locks.get(key);
+        long now = System.nanoTime();
+        if (lock == null || !lock.held(now) || lock.token != token) {
+            return false;
+        }
+        lock.expiresAtNanos = now + ttlNanos;
+        return true;
+    }
+
+    /** Compare-and-delete: removes the holder if it is still {@code token}'s and live, and wakes the queue. */
+    boolean release(String key, long token) {
+        List<Runnable> wake;
+        synchronized (this) {
+            Lock lock = locks.get(key);
+            if (lock == null || !lock.held(System.nanoTime()) || lock.token != token) {
+                return false;
+            }
+            lock.owner = null;
+            wake = wakeAll(key, lock);
+        }
+        wake.forEach(Runnable::run);
+        return true;
+    }
+
+    /** A contender gives up: it leaves the queue, and those behind it are woken when it was first. */
+    void leave(String key, Ticket ticket) {
+        List<Runnable> wake = List.of();
+        synchronized (this) {
+            Lock lock = locks.get(key);
+            if (lock == null) {
+                return;
+            }
+            boolean first = lock.queue.peek() == ticket;
+            lock.queue.remove(ticket);
+            if (first) {
+                wake = wakeAll(key, lock);
+            } else {
+                forgetIfIdle(key, lock);
+            }
+        }
+        wake.forEach(Runnable::run);
+    }
+
+    /** Whether the lock has a live holder or anyone queued: what a test reads "on the server". */
+    public synchronized boolean hasState(String key) {
+        Lock lock = locks.get(key);
+        return lock != null && (lock.held(System.nanoTime()) || !lock.queue.isEmpty());
+    }
+
+    /** Called with the monitor held. */
+    private List<Runnable> wakeAll(String key, Lock lock) {
+        List<Runnable> wake = new ArrayList<>(lock.queue.size());
+        lock.queue.forEach(t -> wake.add(t.wake));
+        forgetIfIdle(key, lock);
+        return wake;
+    }
+
+    /** Called with the monitor held: a lock with no live holder and no queue takes no memory (tokens live on). */
+    private void forgetIfIdle(String key, Lock lock) {
+        if (lock.queue.isEmpty() && !lock.held(System.nanoTime())) {
+            locks.remove(key);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryStore[" + name + "]";
+    }
+}

@@ -1,0 +1,133 @@
+package dev.warden.lock.tck;
+
+import dev.warden.lock.Lease;
+import dev.warden.lock.LeaseLost;
+import dev.warden.lock.LockClient;
+import dev.warden.lock.LockObserver;
+import org.junit.jupiter.api.AfterEach;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What every contract test stands on: how a backend is reached, and the plumbing its clauses share.
+ * Each test works in a fresh namespace, so tests never see each other's locks, and every client,
+ * thread pool and proxy a test creates is closed after it.
+ */
+public abstract class LockKit {
+
+    // ----- what a backend says ------------------------------------------------------------------
+
+    /** Settings that reach the backend directly: at least backend and endpoints. */
+    protected abstract Map<String, Object> settings();
+
+    /** Whether the backend holds, or has queued, anything for this lock (read directly, not through Warden). */
+    protected abstract boolean hasServerState(String namespace, String name);
+
+    /** The short TTL the kit uses; a backend with coarse leases (etcd: whole seconds) raises it. */
+    protected Duration ttl() {
+        return Duration.ofSeconds(1);
+    }
+
+    /** Time for scheduling noise on a loaded machine; added to every bound the kit waits on. */
+    protected Duration slack() {
+        return Duration.ofSeconds(2);
+    }
+
+    /** Runs before each test's clients are closed: a fault kit undoes its faults here. */
+    protected void undoFaults() {
+    }
+
+    // ----- plumbing -----------------------------------------------------------------------------
+
+    private final String namespace = "tck-" + UUID.randomUUID().toString().substring(0, 8);
+    private final List<AutoCloseable> closeAfter = new CopyOnWriteArrayList<>();
+    private int names;
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        undoFaults();
+        for (int i = closeAfter.size() - 1; i >= 0; i--) {
+            closeAfter.get(i).close();
+        }
+    }
+
+    /** This test's namespace. */
+    protected String namespace() {
+        return namespace;
+    }
+
+    /** Closed after the test, newest first. */
+    protected <T extends AutoCloseable> T closeAfter(T closeable) {
+        closeAfter.add(closeable);
+        return closeable;
+    }
+
+    /** A new independent client (its own connections, as another process would have). */
+    protected LockClient client(Object... overrides) {
+        return client(settings(), LockObserver.NONE, overrides);
+    }
+
+    /** A new independent client whose grants, renewals, releases and losses {@code observer} sees. */
+    protected LockClient observedClient(LockObserver observer, Object... overrides) {
+        return client(settings(), observer, overrides);
+    }
+
+    /**
+     * A client on {@code base} settings in this test's namespace, with the kit's TTL and timeouts;
+     * {@code overrides} are pairs of setting names without {@code warden.lock.} and values.
+     */
+    protected LockClient client(Map<String, Object> base, LockObserver observer, Object... overrides) {
+        Map<String, Object> s = new LinkedHashMap<>(base);
+        s.put("warden.lock.namespace", namespace);
+        s.put("warden.lock.ttl", ttl());
+        s.put("warden.lock.request-timeout", Duration.ofMillis(500));
+        // Connecting is not what the kit tests: a loaded machine gets its slack here too.
+        s.put("warden.lock.connect-timeout", Duration.ofSeconds(2).plus(slack()));
+        for (int i = 0; i < overrides.length; i += 2) {
+            s.put("warden.lock." + overrides[i], overrides[i + 1]);
+        }
+        return closeAfter(LockClient.create(s, observer));
+    }
+
+    /** The settings of {@link #client}, in this namespace, with no overrides. */
+    protected Map<String, Object> withNamespace() {
+        Map<String, Object> s = new LinkedHashMap<>(settings());
+        s.put("warden.lock.namespace", namespace);
+        s.put("warden.lock.ttl", ttl());
+        return s;
+    }
+
+    /** A fresh lock name, with non-ASCII characters so every backend's encoding is exercised. */
+    protected String newName() {
+        return "lock-" + (++names) + "-é锁";
+    }
+
+    protected boolean onServer(String name) {
+        return hasServerState(namespace, name);
+    }
+
+    protected ExecutorService threads(int n) {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        closeAfter.add(pool::shutdownNow);
+        return pool;
+    }
+
+    protected Duration renewInterval() {
+        return ttl().dividedBy(3);
+    }
+
+    /** The lease's loss, once it is told. */
+    protected static AtomicReference<LeaseLost> watch(Lease lease) {
+        AtomicReference<LeaseLost> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
+        return lost;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.warden.lock.zookeeper.internal;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The ZooKeeper node operations the lock needs, as Curator background calls whose callbacks run on
+ * the driver thread: create a contender's node, list a queue, stat, watch, delete. The protocol
+ * lives here; the decisions (who holds, when a grant counts) live in the driver and its attempts.
+ * Stateless apart from its collaborators.
+ */
+final class Nodes {
+
+    private static final Logger log = LoggerFactory.getLogger(Nodes.class);
+
+    /**
+     * How often a create is tried again when the server reaped the lock's parent container between
+     * Curator creating it and the create of the child: each try creates the parents again. Two
+     * reaper passes in a row hitting the same window would be needed to use more than one.
+     */
+    static final int PARENT_REAPED_TRIES = 10;
+
+    private final CuratorFramework curator;
+    private final ScheduledExecutorService executor;
+    private final Calls calls;
+
+    Nodes(CuratorFramework curator, ScheduledExecutorService executor, Calls calls) {
+        this.curator = curator;
+        this.executor = executor;
+        this.calls = calls;
+    }
+
+    /** A contender's node as its create answered: its path and, when the reply carried it, its stat. */
+    record Created(String path, Stat stat) {
+    }
+
+    /**
+     * Creates a protected ephemeral sequential node under {@code lockPath}, creating the parents as
+     * containers; completes with its path and the stat from the create's own reply (null when Curator
+     * found the node again after a lost reply). A parent reaped by the server before the child was
+     * created (NoNode) is created again and the create retried, as Curator's own lock recipe does.
+     */
+    CompletableFuture<Created> create(String lockPath, byte[] data) {
+        return create(lockPath, data, 1);
+    }
+
+    private CompletableFuture<Created> create(String lockPath, byte[] data, int attempt) {
+        String what = "the create of a node under " + lockPath;
+        return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
+                        .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .inBackground(cb, executor).forPath(lockPath + "/" + Paths.NODE, data))
+                .thenCompose(event -> {
+                    if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE
+                            && attempt < PARENT_REAPED_TRIES) {
+                        log.debug("the parent of {} was reaped before the create; creating it again (try {})", lockPath, attempt + 1);
+                        return create(lockPath, data, attempt + 1);
+                    }
+                    CuratorEvent created = calls.check(what, event);
+                    Stat stat = created.getStat();
+                    return CompletableFuture.completedFuture(
+                            new Created(created.getName(), stat == null || stat.getCzxid() == 0 ? null : stat));
+                });
+    }
+
+    /** The children of {@code lockPath}; empty when it does not exist. */
+    CompletableFuture<List<String>> children(String lockPath) {
+        String what = "the children of " + lockPath;
+        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
+                .thenApply(event -> {
+                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                    return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
+                });
+    }
+
+    /** The node's stat, or null when it does not exist. */
+    CompletableFuture<Stat> stat(String path) {
+        String what = "the stat of " + path;
+        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
+                .thenApply(event -> statOf(what, event));
+    }
+
+    /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
+    CompletableFuture<Stat> watch(String path, Watcher watcher) {
+        String what = "the watch on " + path;
+        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+                .thenApply(event -> statOf(what, event));
+    }
+
+    /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
+    CompletableFuture<Void> delete(String path) {
+        String what = "the delete of " + path;
+        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
+                .thenApply(event -> {
+                    calls.check(what, event, KeeperException.Code.NONODE);
+                    return null;
+                });
+    }
+
+    /** Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails. */
+    CompletableFuture<KeeperException.Code> delete(String path, int version) {
+        String what = "the delete of " + path;
+        return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
+                        .inBackground(cb, executor).forPath(path))
+                .thenApply(event -> KeeperException.Code.get(
+                        calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
+    }
+
+    private Stat statOf(String what, CuratorEvent event) {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.NONODE) {
+            return null;
+        }
+        return calls.check(what, event).getStat();
+    }
+}
