@@ -74,8 +74,10 @@ public final class Ledger {
                     + connection.getMetaData().getDatabaseProductName());
         }
 
-        String location() {
-            return "classpath:dev/warden/quota/ledger/migration/" + folder;
+        /** Migrations both dialects share (written in SQL both accept), then the dialect's own. */
+        String[] locations() {
+            return new String[]{"classpath:dev/warden/quota/ledger/migration/common",
+                    "classpath:dev/warden/quota/ledger/migration/" + folder};
         }
     }
 
@@ -86,7 +88,7 @@ public final class Ledger {
     public static String schemaSql(Dialect dialect) {
         StringBuilder b = new StringBuilder();
         for (String name : MIGRATIONS) {
-            String path = "/dev/warden/quota/ledger/migration/" + dialect.folder + "/" + name;
+            String path = "/dev/warden/quota/ledger/migration/" + (COMMON.contains(name) ? "common" : dialect.folder) + "/" + name;
             try (InputStream in = Ledger.class.getResourceAsStream(path)) {
                 if (in == null) {
                     throw new IllegalStateException("missing resource " + path);
@@ -99,6 +101,9 @@ public final class Ledger {
         }
         return b.toString();
     }
+
+    /** The migrations both dialects share (the folder {@code common}). */
+    static final List<String> COMMON = List.of("V1__baseline.sql");
 
     /** The migration files, in order; a test checks that the folders hold exactly these. */
     static final List<String> MIGRATIONS = List.of("V1__baseline.sql",
@@ -170,7 +175,7 @@ public final class Ledger {
         }
         return Flyway.configure(Ledger.class.getClassLoader())
                 .dataSource(dataSource)
-                .locations(dialect.location())
+                .locations(dialect.locations())
                 .table(HISTORY_TABLE)
                 // Our own history table: a schema shared with other tables is not "non-empty" to us.
                 .baselineOnMigrate(true)

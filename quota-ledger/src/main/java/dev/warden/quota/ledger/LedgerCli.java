@@ -3,13 +3,13 @@ package dev.warden.quota.ledger;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.QuotaException;
+import dev.warden.quota.spi.QuotaConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,25 +60,15 @@ public final class LedgerCli implements Callable<Integer> {
         return 2;
     }
 
+    /** The quota settings' grammar: 500ms, 30s, 2m, 1h, 1d or ISO-8601. */
     static Duration duration(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,12})(ms|s|m|h|d)").matcher(t);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(text.trim());
-        } catch (DateTimeParseException e) {
+        Duration d = QuotaConfig.parseDuration(text);
+        if (d == null) {
             throw new CommandLine.TypeConversionException("'" + text + "' is not a duration (500ms, 30s, 2m, 1h, 1d, PT30S)");
         }
+        return d;
     }
+
 
     /** The database options. */
     static final class Database {

@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,13 +87,21 @@ class LedgerSchemaTest {
     }
 
     @Test
-    @DisplayName("the migration folders hold exactly the migrations Ledger lists, in both dialects")
+    @DisplayName("the migration folders hold exactly the migrations Ledger lists: the shared ones, then each dialect's")
     void migrationsListed() throws Exception {
+        List<String> common = files("common");
+        assertThat(common).containsExactlyElementsOf(Ledger.COMMON);
         for (Ledger.Dialect d : Ledger.Dialect.values()) {
-            java.net.URL dir = Ledger.class.getResource("/dev/warden/quota/ledger/migration/" + d.name().toLowerCase(java.util.Locale.ROOT));
-            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(java.nio.file.Path.of(dir.toURI()))) {
-                assertThat(files.map(f -> f.getFileName().toString()).sorted()).containsExactlyElementsOf(Ledger.MIGRATIONS);
-            }
+            List<String> all = new java.util.ArrayList<>(common);
+            all.addAll(files(d.name().toLowerCase(java.util.Locale.ROOT)));
+            assertThat(all.stream().sorted()).as(d.name()).containsExactlyElementsOf(Ledger.MIGRATIONS);
+        }
+    }
+
+    static List<String> files(String folder) throws Exception {
+        java.net.URL dir = Ledger.class.getResource("/dev/warden/quota/ledger/migration/" + folder);
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(java.nio.file.Path.of(dir.toURI()))) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
         }
     }
 

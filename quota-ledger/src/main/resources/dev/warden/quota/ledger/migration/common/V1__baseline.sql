@@ -1,4 +1,4 @@
--- Warden ledger schema, version 1 (H2): the tables as the first release created them.
+-- Warden ledger schema, version 1 (PostgreSQL and H2 alike): the tables as the first release created them.
 -- Applied by Flyway (Ledger.migrate or `ledger schema --migrate`); a ledger created before migrations
 -- existed is recorded as this version without running it.
 
