@@ -3,8 +3,7 @@ package dev.warden.examples.spring;
 import dev.warden.testkit.RedisServer;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
 import java.util.Arrays;
 import java.util.Map;
@@ -29,10 +28,12 @@ public class BillingApplication {
             embedded = RedisServer.start();
             app.setDefaultProperties(Map.of("warden.quota.endpoint", embedded.uri(), "warden.lock.endpoints", embedded.uri()));
         }
-        ConfigurableApplicationContext context = app.run(args);
         if (embedded != null) {
             RedisServer server = embedded;
-            context.addApplicationListener((ContextClosedEvent e) -> server.close());
+            // Registered first, so destroyed last: after the lock client, the quota service and the ledger.
+            app.addInitializers(context -> ((DefaultListableBeanFactory) context.getBeanFactory())
+                    .registerDisposableBean("embeddedRedis", server::close));
         }
+        app.run(args);
     }
 }

@@ -1,6 +1,7 @@
 package dev.warden.examples.spring;
 
 import dev.warden.quota.Outcome;
+import dev.warden.quota.QuotaException;
 import dev.warden.spring.LockTimeoutException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -51,6 +52,12 @@ public class BillingController {
     @ExceptionHandler(LockTimeoutException.class)
     public ResponseEntity<Map<String, String>> busy(LockTimeoutException e) {
         return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", e.getMessage()));
+    }
+
+    /** Redis is unreachable, or lost its data (a partition without its marker): not the caller's fault. */
+    @ExceptionHandler(QuotaException.class)
+    public ResponseEntity<Map<String, String>> unavailable(QuotaException e) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", e.reason().name()));
     }
 
     @ExceptionHandler(BillingService.UnknownMerchantException.class)
