@@ -11,6 +11,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ReflectionUtils;
 
 import java.util.ArrayList;
@@ -47,6 +48,10 @@ public final class WithLockPostProcessor extends AbstractBeanFactoryAwareAdvisin
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
+        if (!AnnotationUtils.isCandidateClass(targetClass, WithLock.class)) {
+            // java.* and the like cannot carry the annotation: no need to look at their methods.
+            return bean;
+        }
         List<String> annotated = new ArrayList<>();
         ReflectionUtils.doWithMethods(targetClass, method -> {
             if (AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class) != null) {
