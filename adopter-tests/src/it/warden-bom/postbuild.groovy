@@ -4,8 +4,8 @@ import javax.xml.parsers.DocumentBuilderFactory
 new GroovyShell(binding).evaluate(new File(checks))
 
 // And what importing warden-bom gives a user: the published BOM (as installed, the way a user's
-// build reads it) has no parent and manages Warden's artifacts and the Netty, gRPC and protobuf
-// BOMs only; no test library of Warden's parent.
+// build reads it) has no parent and manages Warden's artifacts, Lettuce and the Netty, gRPC and
+// protobuf BOMs only; no test library of Warden's parent.
 def file = new File(localRepositoryPath, "dev/warden/warden-bom/${wardenVersion}/warden-bom-${wardenVersion}.pom")
 assert file.isFile() : "no installed BOM at ${file}"
 def doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file)
@@ -18,7 +18,8 @@ def entries = (0..<managed.length).collect { i ->
 } as TreeSet
 def expected = ['dev.warden:lock-api', 'dev.warden:lock-redis', 'dev.warden:lock-etcd', 'dev.warden:lock-zookeeper', 'dev.warden:lock-memory',
                 'dev.warden:quota-core', 'dev.warden:quota-ledger', 'dev.warden:testkit', 'dev.warden:lock-tck',
+                'dev.warden:warden-micrometer', 'dev.warden:warden-spring-boot-starter', 'io.lettuce:lettuce-core',
                 'io.netty:netty-bom', 'io.grpc:grpc-bom', 'com.google.protobuf:protobuf-bom'] as TreeSet
 assert entries == expected : "warden-bom manages ${entries}, expected ${expected}"
-println "[adopter] warden-bom: no parent; manages ${entries.size()} entries, Warden's and the Netty, gRPC and protobuf BOMs"
+println "[adopter] warden-bom: no parent; manages ${entries.size()} entries, Warden's, Lettuce and the Netty, gRPC and protobuf BOMs"
 return true
