@@ -68,6 +68,10 @@ public final class Bench implements Callable<Integer> {
     @Option(names = "--ledger-seconds", defaultValue = "60", description = "length of each sustained ledger run (default: ${DEFAULT-VALUE})")
     int ledgerSeconds;
 
+    @Option(names = "--ledger-paced", split = ",", defaultValue = "10000", description = "paced engine rates (deductions/s)"
+            + " for extra sustained rows with the largest consumer count; 0 for none (default: ${DEFAULT-VALUE})")
+    List<Integer> ledgerPaced;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Bench()).execute(args));
     }
@@ -136,11 +140,22 @@ public final class Bench implements Callable<Integer> {
             if (selected("ledger, sustained")) {
                 SustainedLedger sustained = new SustainedLedger(redis, postgres, Duration.ofSeconds(ledgerSeconds),
                         quotaThreads.get(0));
+                List<int[]> runs = new ArrayList<>();
                 for (int n : ledgerConsumers) {
-                    System.out.printf("%-40s %d consumers, %d s ... ", "ledger, sustained", n, ledgerSeconds);
+                    runs.add(new int[]{n, 0});
+                }
+                for (int rate : ledgerPaced) {
+                    if (rate > 0) {
+                        runs.add(new int[]{ledgerConsumers.stream().mapToInt(Integer::intValue).max().orElse(1), rate});
+                    }
+                }
+                for (int[] run : runs) {
+                    int n = run[0];
+                    System.out.printf("%-40s %d consumers, %s, %d s ... ", "ledger, sustained", n,
+                            run[1] == 0 ? "full speed" : "paced " + run[1] + "/s", ledgerSeconds);
                     System.out.flush();
                     try {
-                        SustainedLedger.Row row = sustained.run(n);
+                        SustainedLedger.Row row = sustained.run(n, run[1]);
                         ledgerRows.add(row);
                         System.out.printf("engine %,.0f/s, ledger %,.0f/s, backlog at end %,d, drained in %.1f s%n",
                                 row.deductionsPerSecond(), row.ledgerPerSecond(), row.backlogAtEnd(), row.drainSeconds());

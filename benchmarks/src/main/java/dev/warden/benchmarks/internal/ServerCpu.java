@@ -42,6 +42,18 @@ public final class ServerCpu {
         }
     }
 
+    /**
+     * CPU time used so far by every process below this JVM whose command line contains {@code text}
+     * (a PostgreSQL server is a postmaster and one process per connection); processes that ended are
+     * not counted, so measure while the connections are open.
+     */
+    public static Duration descendants(String text) {
+        return ProcessHandle.current().descendants()
+                .filter(p -> commandLine(p).contains(text))
+                .map(p -> p.info().totalCpuDuration().orElse(Duration.ZERO))
+                .reduce(Duration.ZERO, Duration::plus);
+    }
+
     /** CPU time this JVM (the load generator and the client under test) has used so far. */
     public static Duration thisProcess() {
         return ProcessHandle.current().info().totalCpuDuration()

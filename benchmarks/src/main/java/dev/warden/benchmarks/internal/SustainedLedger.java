@@ -30,10 +30,17 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SustainedLedger {
 
-    /** One run's figures. */
-    public record Row(int consumers, int threads, double seconds, long deductions, long ledgerEntries, long backlogAtEnd,
-                      long maxBacklog, long longestJournal, double drainSeconds, long redisMemoryBefore,
-                      long redisMemoryAfter) {
+    /**
+     * One run's figures.
+     *
+     * @param pacedRate          deductions per second asked for, 0 for as fast as the engine goes
+     * @param cpuPerDeduction    CPU µs of every process (this JVM, Redis, PostgreSQL) during the load, per deduction
+     * @param ledgerCpuPerEntry  CPU µs of every process while the backlog drained (the engine idle), per entry drained;
+     *                           NaN when too little was left to drain
+     */
+    public record Row(int consumers, int threads, int pacedRate, double seconds, long deductions, long ledgerEntries,
+                      long backlogAtEnd, long maxBacklog, long longestJournal, double drainSeconds, long redisMemoryBefore,
+                      long redisMemoryAfter, double cpuPerDeduction, double ledgerCpuPerEntry) {
 
         public double deductionsPerSecond() {
             return deductions / seconds;
@@ -45,11 +52,13 @@ public final class SustainedLedger {
 
         public String toJson() {
             return String.format(Locale.ROOT, "{\"scenario\":\"ledger, sustained\",\"consumers\":%d,\"threads\":%d,"
-                            + "\"seconds\":%.1f,\"deductionsPerSecond\":%.1f,\"ledgerEntriesPerSecond\":%.1f,\"ratio\":%.3f,"
-                            + "\"backlogAtEnd\":%d,\"maxBacklog\":%d,\"longestJournal\":%d,\"drainSeconds\":%.2f,"
-                            + "\"redisUsedMemoryBefore\":%d,\"redisUsedMemoryAfter\":%d}", consumers, threads, seconds,
+                            + "\"pacedRate\":%d,\"seconds\":%.1f,\"deductionsPerSecond\":%.1f,\"ledgerEntriesPerSecond\":%.1f,"
+                            + "\"ratio\":%.3f,\"backlogAtEnd\":%d,\"maxBacklog\":%d,\"longestJournal\":%d,\"drainSeconds\":%.2f,"
+                            + "\"redisUsedMemoryBefore\":%d,\"redisUsedMemoryAfter\":%d,\"cpuUsPerDeduction\":%.1f,"
+                            + "\"ledgerCpuUsPerEntry\":%s}", consumers, threads, pacedRate, seconds,
                     deductionsPerSecond(), ledgerPerSecond(), ledgerPerSecond() / deductionsPerSecond(), backlogAtEnd,
-                    maxBacklog, longestJournal, drainSeconds, redisMemoryBefore, redisMemoryAfter);
+                    maxBacklog, longestJournal, drainSeconds, redisMemoryBefore, redisMemoryAfter, cpuPerDeduction,
+                    Double.isNaN(ledgerCpuPerEntry) ? "null" : String.format(Locale.ROOT, "%.1f", ledgerCpuPerEntry));
         }
     }
 
@@ -69,7 +78,8 @@ public final class SustainedLedger {
         this.threads = threads;
     }
 
-    public Row run(int consumers) throws InterruptedException {
+    /** @param pacedRate deductions per second, or 0 for as fast as the engine goes */
+    public Row run(int consumers, int pacedRate) throws InterruptedException {
         String namespace = "ledger-bench-" + consumers + "-" + Long.toHexString(System.nanoTime());
         String schema = namespace.replace('-', '_');
         postgres.psql("CREATE SCHEMA " + schema);
@@ -102,6 +112,7 @@ public final class SustainedLedger {
             }
             long memoryBefore = usedMemory();
             long appliedBefore = applied(running);
+            Duration cpuAtStart = cpu();
 
             AtomicLong deductions = new AtomicLong();
             AtomicLong failures = new AtomicLong();
@@ -111,7 +122,17 @@ public final class SustainedLedger {
                 int thread = t;
                 Thread th = new Thread(() -> {
                     long seq = 0;
+                    long windows = 0;
+                    long begun = System.nanoTime();
                     while (System.nanoTime() - end < 0) {
+                        if (pacedRate > 0) {
+                            // Each thread sends its share of the rate, a window at a time.
+                            long due = begun + (long) (windows++ * WINDOW * (double) threads / pacedRate * 1e9);
+                            long wait = due - System.nanoTime();
+                            if (wait > 0) {
+                                LockSupport.parkNanos(wait);
+                            }
+                        }
                         CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
                         for (int i = 0; i < WINDOW; i++) {
                             String a = accounts.get(ThreadLocalRandom.current().nextInt(ACCOUNTS));
@@ -144,11 +165,18 @@ public final class SustainedLedger {
             double seconds = (System.nanoTime() - started) / 1e9;
             long ledgerEntries = applied(running) - appliedBefore;
             long backlogAtEnd = backlog(running);
+            Duration cpuAtLoadEnd = cpu();
+            long appliedAtLoadEnd = applied(running);
             long drainStart = System.nanoTime();
             while (backlog(running) > 0) {
                 LockSupport.parkNanos(20_000_000);
             }
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+            Duration cpuAtDrainEnd = cpu();
+            long drained = applied(running) - appliedAtLoadEnd;
+            double cpuPerDeduction = cpuAtLoadEnd.minus(cpuAtStart).toNanos() / 1e3 / Math.max(1, deductions.get());
+            double ledgerCpuPerEntry = drained < 10_000 ? Double.NaN
+                    : cpuAtDrainEnd.minus(cpuAtLoadEnd).toNanos() / 1e3 / drained;
             long memoryAfter = usedMemory();
             if (failures.get() > 0) {
                 throw new IllegalStateException(failures.get() + " deductions failed");
@@ -159,8 +187,8 @@ public final class SustainedLedger {
                 throw new IllegalStateException("the ledger holds " + ledgerSum + " deductions, " + deductions.get()
                         + " were acknowledged");
             }
-            return new Row(consumers, threads, seconds, deductions.get(), ledgerEntries, backlogAtEnd, maxBacklog, longest,
-                    drainSeconds, memoryBefore, memoryAfter);
+            return new Row(consumers, threads, pacedRate, seconds, deductions.get(), ledgerEntries, backlogAtEnd, maxBacklog,
+                    longest, drainSeconds, memoryBefore, memoryAfter, cpuPerDeduction, ledgerCpuPerEntry);
         } finally {
             for (LedgerConsumer c : running) {
                 c.close();
@@ -174,6 +202,11 @@ public final class SustainedLedger {
 
     private static long applied(List<LedgerConsumer> consumers) {
         return consumers.stream().mapToLong(c -> c.stats().applied()).sum();
+    }
+
+    /** CPU used so far by this JVM (engine client and consumers), Redis and PostgreSQL together. */
+    private Duration cpu() {
+        return ServerCpu.thisProcess().plus(ServerCpu.descendants("redis-server")).plus(ServerCpu.descendants("postgres"));
     }
 
     private long usedMemory() {
@@ -190,14 +223,17 @@ public final class SustainedLedger {
 
     /** The markdown table of the rows. */
     public static String markdown(List<Row> rows) {
-        StringBuilder b = new StringBuilder("| consumers | engine deductions/s | ledger entries/s | ledger ÷ engine |"
-                + " backlog at end | largest backlog | longest journal | drain s | Redis used_memory before → after |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        StringBuilder b = new StringBuilder("| engine | consumers | engine deductions/s | ledger entries/s | ledger ÷ engine |"
+                + " backlog at end | largest backlog | longest journal | drain s | CPU µs per deduction (all) |"
+                + " ledger CPU µs per entry (drain) | Redis used_memory before → after |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f MB → %.1f MB |%n",
+            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f | %s | %.1f MB → %.1f MB |%n",
+                    r.pacedRate() == 0 ? "full speed" : String.format(Locale.ROOT, "paced %,d/s", r.pacedRate()),
                     r.consumers(), r.deductionsPerSecond(), r.ledgerPerSecond(), r.ledgerPerSecond() / r.deductionsPerSecond(),
-                    r.backlogAtEnd(), r.maxBacklog(), r.longestJournal(), r.drainSeconds(), r.redisMemoryBefore() / 1e6,
-                    r.redisMemoryAfter() / 1e6));
+                    r.backlogAtEnd(), r.maxBacklog(), r.longestJournal(), r.drainSeconds(), r.cpuPerDeduction(),
+                    Double.isNaN(r.ledgerCpuPerEntry()) ? "–" : String.format(Locale.ROOT, "%.1f", r.ledgerCpuPerEntry()),
+                    r.redisMemoryBefore() / 1e6, r.redisMemoryAfter() / 1e6));
         }
         return b.toString();
     }

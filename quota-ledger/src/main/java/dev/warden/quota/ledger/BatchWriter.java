@@ -44,8 +44,13 @@ import java.util.TreeMap;
  * database already disagree, and reconciliation reports that.
  */
 final class BatchWriter {
+
     /** A journal message as read from the stream. */
     record Raw(String id, Map<String, String> fields) {
+    }
+
+    /** One partition's batch: its entries and the fence its owner writes them under. */
+    record Part(int partition, String stream, PartitionFence fence, List<Raw> raws) {
     }
 
     enum Action {
@@ -64,6 +69,7 @@ final class BatchWriter {
     }
 
     static final class Step {
+        final Part part;
         final Raw raw;
         final EntryId position;
         final JournalEntry entry;
@@ -71,7 +77,8 @@ final class BatchWriter {
         QuarantineReason reason;
         String detail;
 
-        Step(Raw raw, EntryId position, JournalEntry entry) {
+        Step(Part part, Raw raw, EntryId position, JournalEntry entry) {
+            this.part = part;
             this.raw = raw;
             this.position = position;
             this.entry = entry;
@@ -92,55 +99,87 @@ final class BatchWriter {
         }
 
         QuarantinedEntry quarantined() {
-            return new QuarantinedEntry(entry == null ? "" : entry.stream(), raw.id(), raw.fields(), reason, detail,
-                    Instant.now(), Optional.empty());
+            return new QuarantinedEntry(part.stream(), raw.id(), raw.fields(), reason, detail, Instant.now(), Optional.empty());
         }
     }
 
     private final Ledger.Dialect dialect;
-    private final int partition;
-    private final String stream;
-    private final PartitionFence fence;
     private final LedgerSql sql;
 
-    BatchWriter(Ledger.Dialect dialect, int partition, String stream, PartitionFence fence) {
+    BatchWriter(Ledger.Dialect dialect) {
         this.dialect = dialect;
-        this.partition = partition;
-        this.stream = stream;
-        this.fence = fence;
-        this.sql = new LedgerSql(dialect, stream);
+        this.sql = new LedgerSql(dialect);
     }
 
     /**
-     * Writes the batch and commits. On return the batch is durable; on a thrown exception nothing of
-     * it is (rolled back).
+     * Writes one partition's batch and commits: the fast path, or when the database refuses something,
+     * entry by entry. On return the batch is durable; on a thrown exception nothing of it is (rolled back).
      *
      * @throws PartitionFence.FencedOut when a newer owner of the partition has recorded a higher token
      */
-    List<Step> write(Connection c, List<Raw> batch, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
+    List<Step> write(Connection c, Part part, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
         c.setAutoCommit(false);
         try {
             PartitionFence.limitLockWait(c, dialect, lockTimeout);
-            fence.check(c);
-            List<Step> steps = classify(c, batch);
+            part.fence().check(c);
+            List<Step> steps = classify(c, List.of(part));
             if (fast(c, steps)) {
                 c.commit();
                 return steps;
             }
             c.rollback();
             PartitionFence.limitLockWait(c, dialect, lockTimeout);
-            fence.check(c);
-            steps = classify(c, batch);
+            part.fence().check(c);
+            steps = classify(c, List.of(part));
             slow(c, steps);
             c.commit();
             return steps;
         } catch (SQLException | PartitionFence.FencedOut | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            rollback(c, e);
             throw e;
+        }
+    }
+
+    /**
+     * What {@link #writeTogether} did: the steps once committed; or nothing written, because these
+     * partitions are fenced (a newer owner recorded a higher token), or because the database refused
+     * something (both empty: write the parts one by one with {@link #write}, which finds the entry).
+     */
+    record Together(Optional<List<Step>> steps, java.util.Set<String> fenced) {
+    }
+
+    /**
+     * Writes several partitions' batches in one transaction, on the fast path only: the fences, one
+     * key lookup, one insert, one balance update and one commit for all of them, so a consumer that owns
+     * many partitions pays the round trips and the commit once per round rather than once per partition.
+     */
+    Together writeTogether(Connection c, List<Part> parts, Duration lockTimeout) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            PartitionFence.limitLockWait(c, dialect, lockTimeout);
+            java.util.Set<String> fenced = PartitionFence.checkAll(c, dialect, parts.stream().map(Part::fence).toList());
+            if (!fenced.isEmpty()) {
+                c.rollback();
+                return new Together(Optional.empty(), fenced);
+            }
+            List<Step> steps = classify(c, parts);
+            if (steps.stream().anyMatch(st -> st.action == Action.QUARANTINE) || !fast(c, steps)) {
+                c.rollback();
+                return new Together(Optional.empty(), java.util.Set.of());
+            }
+            c.commit();
+            return new Together(Optional.of(steps), java.util.Set.of());
+        } catch (SQLException | RuntimeException e) {
+            rollback(c, e);
+            throw e;
+        }
+    }
+
+    private static void rollback(Connection c, Exception e) {
+        try {
+            c.rollback();
+        } catch (SQLException suppressed) {
+            e.addSuppressed(suppressed);
         }
     }
 
@@ -161,38 +200,42 @@ final class BatchWriter {
 
     // ---- classification ----
 
-    private List<Step> classify(Connection c, List<Raw> batch) throws SQLException {
-        List<Step> steps = new ArrayList<>(batch.size());
-        for (Raw raw : batch) {
-            steps.add(parse(raw));
+    private List<Step> classify(Connection c, List<Part> parts) throws SQLException {
+        List<Step> steps = new ArrayList<>();
+        for (Part part : parts) {
+            for (Raw raw : part.raws()) {
+                steps.add(parse(part, raw));
+            }
         }
-        Map<JournalEntry.Key, EntryId> known = knownKeys(c, steps);
-        Set<EntryId> compensated = new HashSet<>();
-        Set<EntryId> quarantined = new HashSet<>();
+        Map<JournalEntry.Key, LedgerSql.Position> known = knownKeys(c, steps);
+        Set<LedgerSql.Position> compensated = new HashSet<>();
+        Set<LedgerSql.Position> quarantined = new HashSet<>();
         positions(c, steps, compensated, quarantined);
-        Map<JournalEntry.Key, EntryId> inBatch = new HashMap<>();
+        Map<JournalEntry.Key, LedgerSql.Position> inBatch = new HashMap<>();
         for (Step s : steps) {
-            if (quarantined.contains(s.position)) {
+            LedgerSql.Position here = new LedgerSql.Position(s.part.stream(), s.position);
+            if (quarantined.contains(here)) {
                 s.action = Action.ALREADY_QUARANTINED;
                 continue;
             }
             if (s.action == Action.QUARANTINE) {
                 continue;
             }
-            if (compensated.contains(s.position)) {
+            if (compensated.contains(here)) {
                 s.action = Action.COMPENSATE_AGAIN;
                 continue;
             }
             JournalEntry.Key key = s.entry.key();
-            EntryId first = known.containsKey(key) ? known.get(key) : inBatch.get(key);
+            LedgerSql.Position first = known.containsKey(key) ? known.get(key) : inBatch.get(key);
             if (first == null) {
                 s.action = Action.APPLY;
-                inBatch.put(key, s.position);
-            } else if (first.equals(s.position) && known.containsKey(key)) {
+                inBatch.put(key, here);
+            } else if (first.equals(here) && known.containsKey(key)) {
                 s.action = Action.REDELIVERED;
             } else if (s.entry.kind() == EntryKind.OPEN) {
                 s.quarantine(QuarantineReason.ACCOUNT_EXISTS, "account '" + s.entry.account() + "' was opened again"
-                        + " (the ledger holds its opening as entry " + first + "): Redis lost it and it was reopened");
+                        + " (the ledger holds its opening as entry " + first.id() + " of " + first.stream()
+                        + "): Redis lost it and it was reopened");
             } else {
                 s.action = Action.COMPENSATE;
             }
@@ -200,7 +243,7 @@ final class BatchWriter {
         return steps;
     }
 
-    private Step parse(Raw raw) {
+    private static Step parse(Part part, Raw raw) {
         EntryId position;
         try {
             position = EntryId.parse(raw.id());
@@ -228,10 +271,10 @@ final class BatchWriter {
             if (position.equals(EntryId.ZERO)) {
                 throw new IllegalArgumentException("not a stream entry id: " + raw.id());
             }
-            return new Step(raw, position, new JournalEntry(partition, stream, raw.id(), account, kind, amount,
-                    kind == EntryKind.OPEN ? "" : request, balance, token));
+            return new Step(part, raw, position, new JournalEntry(part.partition(), part.stream(), raw.id(), account, kind,
+                    amount, kind == EntryKind.OPEN ? "" : request, balance, token));
         } catch (IllegalArgumentException | NullPointerException e) {
-            Step s = new Step(raw, position, null);
+            Step s = new Step(part, raw, position, null);
             s.quarantine(QuarantineReason.MALFORMED, String.valueOf(e.getMessage()));
             return s;
         }
@@ -245,7 +288,7 @@ final class BatchWriter {
         return v;
     }
 
-    private Map<JournalEntry.Key, EntryId> knownKeys(Connection c, List<Step> steps) throws SQLException {
+    private Map<JournalEntry.Key, LedgerSql.Position> knownKeys(Connection c, List<Step> steps) throws SQLException {
         List<JournalEntry.Key> keys = new ArrayList<>();
         for (Step s : steps) {
             if (s.entry != null) {
@@ -255,16 +298,20 @@ final class BatchWriter {
         return sql.knownKeys(c, keys);
     }
 
-    /** Positions of this batch's range already recorded as compensated or quarantined (an earlier attempt). */
-    private void positions(Connection c, List<Step> steps, Set<EntryId> compensated, Set<EntryId> quarantined)
-            throws SQLException {
+    /** Positions of the batches' ranges already recorded as compensated or quarantined (an earlier attempt). */
+    private void positions(Connection c, List<Step> steps, Set<LedgerSql.Position> compensated,
+                           Set<LedgerSql.Position> quarantined) throws SQLException {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
+        Set<String> streams = new java.util.TreeSet<>();
         for (Step s : steps) {
             min = Math.min(min, s.position.ms());
             max = Math.max(max, s.position.ms());
+            streams.add(s.part.stream());
         }
-        sql.positions(c, min, max, compensated, quarantined);
+        if (!streams.isEmpty()) {
+            sql.positions(c, streams, min, max, compensated, quarantined);
+        }
     }
 
     // ---- the fast path: a few statements per batch ----

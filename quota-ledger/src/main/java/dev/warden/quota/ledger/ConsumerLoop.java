@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.LinkedHashMap;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
@@ -235,13 +236,31 @@ final class ConsumerLoop implements Runnable {
             List<StreamMessage<String, String>> messages = claimed.entries();
             if (!messages.isEmpty()) {
                 counters.claimed.addAndGet(messages.size());
-                process(p, stream, messages, true);
+                process(new Read(p, stream, messages), true);
             }
             cursor = claimed.next();
             if (claimed.done()) {
                 break;
             }
         } while (running);
+    }
+
+    /** One partition's entries as read: new ones, or a page a sweep claimed. */
+    private record Read(int partition, String stream, List<StreamMessage<String, String>> messages) {
+
+        List<String> ids() {
+            return messages.stream().map(StreamMessage::getId).toList();
+        }
+
+        List<BatchWriter.Raw> raws() {
+            List<BatchWriter.Raw> raws = new ArrayList<>(messages.size());
+            for (StreamMessage<String, String> m : messages) {
+                if (m.getBody() != null) {
+                    raws.add(new BatchWriter.Raw(m.getId(), m.getBody()));
+                }
+            }
+            return raws;
+        }
     }
 
     private void readNew() {
@@ -257,41 +276,101 @@ final class ConsumerLoop implements Runnable {
         }
         Map<String, List<StreamMessage<String, String>>> byStream = streams.readNew(owned, settings.batchSize(),
                 settings.blockTime());
+        List<Read> reads = new ArrayList<>();
+        Map<String, String> firstIds = new HashMap<>();
         for (Map.Entry<String, List<StreamMessage<String, String>>> e : byStream.entrySet()) {
             Integer p = partitionOf.get(e.getKey());
-            if (p != null) {
-                process(p, e.getKey(), e.getValue(), false);
+            if (p != null && !e.getValue().isEmpty()) {
+                reads.add(new Read(p, e.getKey(), e.getValue()));
+                firstIds.put(e.getKey(), e.getValue().get(0).getId());
             }
+        }
+        if (reads.isEmpty()) {
+            return;
+        }
+        // A partition's entries are applied in journal order: an opening before the account's changes, a top-up
+        // before the deduction it made possible. New entries wait while older ones are pending anywhere (a round
+        // cut short by a failure, a superseded consumer's reads); the sweep applies those first, in order.
+        Set<String> behind = streams.pendingBeforeAll(firstIds);
+        if (!behind.isEmpty()) {
+            log.debug("ledger consumer {}: older entries of {} are pending; sweeping them first", settings.consumerName(),
+                    behind);
+            sweepDue = true;
+            reads.removeIf(r -> behind.contains(r.stream()));
+        }
+        processRound(reads);
+    }
+
+    /**
+     * A round's batches, one per partition: written in one transaction when they can be (one commit and one
+     * set of statements for all), else each on its own, which also finds the partition that was fenced or
+     * the entry the database refused. Then compensations, and the acknowledgements, pipelined.
+     */
+    private void processRound(List<Read> reads) {
+        if (reads.size() == 1) {
+            process(reads.get(0), false);
+            return;
+        }
+        long started = System.nanoTime();
+        BatchWriter.Together together = writeTogetherWithRetry(reads);
+        if (together == null || together.steps().isEmpty()) {
+            Set<String> fenced = together == null ? Set.of() : together.fenced();
+            for (Read r : reads) {
+                if (fenced.contains(r.stream())) {
+                    fencedOut(r.partition(), "its token is below the one the ledger records");
+                } else {
+                    process(r, false);
+                }
+            }
+            return;
+        }
+        Map<Integer, List<BatchWriter.Step>> byPartition = new HashMap<>();
+        for (BatchWriter.Step s : together.steps().get()) {
+            byPartition.computeIfAbsent(s.part.partition(), k -> new ArrayList<>()).add(s);
+        }
+        Map<String, List<String>> acks = new LinkedHashMap<>();
+        for (Read r : reads) {
+            applyOutcomes(r, byPartition.getOrDefault(r.partition(), List.of()));
+            acks.put(r.stream(), r.ids());
+        }
+        Map<String, JournalStreams.Trim> trims = streams.ackAndTrimAll(acks);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        for (Read r : reads) {
+            counted(r, byPartition.getOrDefault(r.partition(), List.of()), trims.get(r.stream()), false, took);
         }
     }
 
     /** One partition's batch: write (fenced, retrying while the database is down), compensate, acknowledge and trim. */
-    private void process(int partition, String stream, List<StreamMessage<String, String>> messages, boolean claimed) {
-        // A partition's entries are applied in journal order: an opening before the account's changes, a top-up
-        // before the deduction it made possible. New entries wait while older ones are pending anywhere (a round
-        // cut short by a failure, a superseded consumer's reads); the sweep applies those first, in order.
-        if (!claimed && streams.pendingBefore(stream, messages.get(0).getId())) {
-            log.debug("ledger consumer {}: entries of {} older than {} are pending; sweeping them first",
-                    settings.consumerName(), stream, messages.get(0).getId());
-            sweepDue = true;
-            return;
-        }
+    private void process(Read read, boolean claimed) {
         long started = System.nanoTime();
-        List<BatchWriter.Raw> raws = new ArrayList<>(messages.size());
-        List<String> ids = new ArrayList<>(messages.size());
-        for (StreamMessage<String, String> m : messages) {
-            ids.add(m.getId());
-            if (m.getBody() != null) {
-                raws.add(new BatchWriter.Raw(m.getId(), m.getBody()));
-            }
-        }
+        List<BatchWriter.Raw> raws = read.raws();
         List<BatchWriter.Step> steps = List.of();
         if (!raws.isEmpty()) {
-            steps = writeWithRetry(partition, stream, raws);
+            steps = writeWithRetry(read.partition(), read.stream(), raws);
             if (steps == null) {
                 return; // fenced or lost: not ours to acknowledge; the new owner takes the entries over
             }
         }
+        applyOutcomes(read, steps);
+        JournalStreams.Trim trim = streams.ackAndTrim(read.stream(), read.ids());
+        counted(read, steps, trim, claimed, Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** What a committed batch asks for beyond the database: quarantine reports, compensations in Redis. */
+    private void applyOutcomes(Read read, List<BatchWriter.Step> steps) {
+        for (BatchWriter.Step s : steps) {
+            if (s.action == BatchWriter.Action.QUARANTINE) {
+                QuarantinedEntry q = s.quarantined();
+                log.error("ledger: quarantined journal entry {} of {} ({}): {}; fields {}", s.raw.id(), read.stream(),
+                        s.reason, s.detail, s.raw.fields());
+                notify(() -> listener.quarantined(q));
+            } else if (s.action == BatchWriter.Action.COMPENSATE || s.action == BatchWriter.Action.COMPENSATE_AGAIN) {
+                compensate(read.stream(), s);
+            }
+        }
+    }
+
+    private void counted(Read read, List<BatchWriter.Step> steps, JournalStreams.Trim trim, boolean claimed, Duration took) {
         int nApplied = 0;
         int nRedelivered = 0;
         int nQuarantined = 0;
@@ -300,32 +379,60 @@ final class ConsumerLoop implements Runnable {
             switch (s.action) {
                 case APPLY -> nApplied++;
                 case REDELIVERED, ALREADY_QUARANTINED -> nRedelivered++;
-                case QUARANTINE -> {
-                    nQuarantined++;
-                    QuarantinedEntry q = s.quarantined();
-                    log.error("ledger: quarantined journal entry {} of {} ({}): {}; fields {}", s.raw.id(), stream,
-                            s.reason, s.detail, s.raw.fields());
-                    notify(() -> listener.quarantined(q));
-                }
-                case COMPENSATE, COMPENSATE_AGAIN -> {
-                    if (s.action == BatchWriter.Action.COMPENSATE) {
-                        nApplied++;
-                    }
-                    compensate(stream, s);
+                case QUARANTINE -> nQuarantined++;
+                case COMPENSATE -> {
+                    nApplied++;
                     nCompensated++;
                 }
+                case COMPENSATE_AGAIN -> nCompensated++;
             }
         }
-        JournalStreams.Trim trim = streams.ackAndTrim(stream, ids);
         counters.trimmed.addAndGet(trim.removed());
         counters.batches.incrementAndGet();
         counters.applied.addAndGet(nApplied);
         counters.redelivered.addAndGet(nRedelivered);
         counters.quarantined.addAndGet(nQuarantined);
         counters.compensated.addAndGet(nCompensated);
-        LedgerListener.Batch batch = new LedgerListener.Batch(partition, messages.size(), nApplied, nRedelivered,
-                nQuarantined, nCompensated, claimed, Duration.ofNanos(System.nanoTime() - started));
+        LedgerListener.Batch batch = new LedgerListener.Batch(read.partition(), read.messages().size(), nApplied,
+                nRedelivered, nQuarantined, nCompensated, claimed, took);
         notify(() -> listener.batchCommitted(batch));
+    }
+
+    /**
+     * What writing the round together did; null when a lease ended before (the batches then go one by one,
+     * which leaves that partition's alone).
+     */
+    private BatchWriter.Together writeTogetherWithRetry(List<Read> reads) {
+        Duration backoff = settings.initialBackoff();
+        while (true) {
+            if (!running) {
+                throw new Stopped();
+            }
+            List<BatchWriter.Part> parts = new ArrayList<>();
+            for (Read r : reads) {
+                PartitionFence fence = fences.get(r.partition());
+                Lease lease = ownership.lease(r.partition());
+                if (fence == null || lease == null || !lease.isValid()) {
+                    return null;
+                }
+                parts.add(new BatchWriter.Part(r.partition(), r.stream(), fence, r.raws()));
+            }
+            try (Connection c = dataSource.getConnection()) {
+                ensureDialect(c);
+                return new BatchWriter(dialect).writeTogether(c, parts, lockTimeout());
+            } catch (SQLException | RuntimeException e) {
+                if (e instanceof Stopped) {
+                    throw (Stopped) e;
+                }
+                counters.databaseRetries.incrementAndGet();
+                Duration wait = backoff;
+                log.warn("ledger: writing a round of {} partitions failed ({}); retrying in {} ms", reads.size(),
+                        e.toString(), wait.toMillis());
+                notify(() -> listener.databaseUnavailable(e, wait));
+                pause(wait);
+                backoff = next(backoff);
+            }
+        }
     }
 
     /** The batch's steps once committed; null when the partition is no longer this consumer's. */
@@ -342,15 +449,9 @@ final class ConsumerLoop implements Runnable {
             }
             try (Connection c = dataSource.getConnection()) {
                 ensureDialect(c);
-                return new BatchWriter(dialect, partition, stream, fence).write(c, raws, lockTimeout());
+                return new BatchWriter(dialect).write(c, new BatchWriter.Part(partition, stream, fence, raws), lockTimeout());
             } catch (PartitionFence.FencedOut e) {
-                counters.fenced.incrementAndGet();
-                log.warn("ledger consumer {}: the database refused a batch of partition {}: {}; it is another"
-                        + " consumer's now", settings.consumerName(), partition, e.getMessage());
-                notify(() -> listener.fenced(partition, fence.token()));
-                fences.remove(partition);
-                ownership.release(partition);
-                ownedSnapshot = Set.copyOf(new TreeSet<>(fences.keySet()));
+                fencedOut(partition, e.getMessage());
                 return null;
             } catch (SQLException | RuntimeException e) {
                 if (e instanceof Stopped) {
@@ -365,6 +466,19 @@ final class ConsumerLoop implements Runnable {
                 backoff = next(backoff);
             }
         }
+    }
+
+    /** The database refused this consumer's batch of a partition: a newer owner holds it. */
+    private void fencedOut(int partition, String why) {
+        PartitionFence fence = fences.remove(partition);
+        counters.fenced.incrementAndGet();
+        log.warn("ledger consumer {}: the database refused a batch of partition {}: {}; it is another consumer's now",
+                settings.consumerName(), partition, why);
+        if (fence != null) {
+            notify(() -> listener.fenced(partition, fence.token()));
+        }
+        ownership.release(partition);
+        ownedSnapshot = Set.copyOf(new TreeSet<>(fences.keySet()));
     }
 
     /**

@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The ledger's statements for one partition's stream, in one place: the lookups a batch makes and
- * the writes it does, per dialect. On PostgreSQL the batch-sized ones are one fixed statement over
+ * The ledger's statements, in one place: the lookups a batch makes and the writes it does, per
+ * dialect, for the entries of one partition's stream or of several. On PostgreSQL the batch-sized ones are one fixed statement over
  * arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and JDBC
  * batches. What to write, and when, is {@link BatchWriter}'s.
  */
@@ -37,19 +37,21 @@ final class LedgerSql {
     /** Pairs per key lookup, rows per multi-row insert, accounts per balance update: well under 32767 parameters. */
     private static final int CHUNK = 1000;
 
-    private final Ledger.Dialect dialect;
-    private final String stream;
+    /** Where the ledger holds an entry: its stream and its id there. */
+    record Position(String stream, EntryId id) {
+    }
 
-    LedgerSql(Ledger.Dialect dialect, String stream) {
+    private final Ledger.Dialect dialect;
+
+    LedgerSql(Ledger.Dialect dialect) {
         this.dialect = dialect;
-        this.stream = stream;
     }
 
     // ---- lookups ----
 
-    /** The entries the ledger holds under these keys, at their positions (another stream's: (-1, -1)). */
-    Map<JournalEntry.Key, EntryId> knownKeys(Connection c, List<JournalEntry.Key> keys) throws SQLException {
-        Map<JournalEntry.Key, EntryId> known = new HashMap<>();
+    /** The entries the ledger holds under these keys, and where. */
+    Map<JournalEntry.Key, Position> knownKeys(Connection c, List<JournalEntry.Key> keys) throws SQLException {
+        Map<JournalEntry.Key, Position> known = new HashMap<>();
         if (dialect == Ledger.Dialect.POSTGRESQL) {
             // Two arrays, one fixed statement: planned once, an index probe per key.
             try (PreparedStatement ps = c.prepareStatement("SELECT e.account, e.request_id, e.stream, e.entry_ms, e.entry_seq"
@@ -77,31 +79,37 @@ final class LedgerSql {
         return known;
     }
 
-    private void readKnown(PreparedStatement ps, Map<JournalEntry.Key, EntryId> known) throws SQLException {
+    private static void readKnown(PreparedStatement ps, Map<JournalEntry.Key, Position> known) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                // Another stream's entry under the same key is a different entry: never equal to ours.
-                EntryId id = rs.getString(3).equals(stream) ? new EntryId(rs.getLong(4), rs.getLong(5)) : new EntryId(-1, -1);
-                known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)), id);
+                known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)),
+                        new Position(rs.getString(3), new EntryId(rs.getLong(4), rs.getLong(5))));
             }
         }
     }
 
-    /** Positions of this batch's range already recorded as compensated or quarantined (an earlier attempt). */
-    void positions(Connection c, long min, long max, Set<EntryId> compensated, Set<EntryId> quarantined)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 'c', entry_ms, entry_seq FROM ledger_compensations"
-                + " WHERE stream = ? AND entry_ms BETWEEN ? AND ? UNION ALL SELECT 'q', entry_ms, entry_seq"
-                + " FROM ledger_quarantine WHERE stream = ? AND entry_ms BETWEEN ? AND ?")) {
-            ps.setString(1, stream);
-            ps.setLong(2, min);
-            ps.setLong(3, max);
-            ps.setString(4, stream);
-            ps.setLong(5, min);
-            ps.setLong(6, max);
+    /**
+     * Positions in these streams, between the entry times {@code min} and {@code max}, already recorded
+     * as compensated or quarantined (an earlier attempt that was not acknowledged).
+     */
+    void positions(Connection c, Set<String> streams, long min, long max, Set<Position> compensated,
+                   Set<Position> quarantined) throws SQLException {
+        String in = "?, ".repeat(streams.size() - 1) + "?";
+        try (PreparedStatement ps = c.prepareStatement("SELECT 'c', stream, entry_ms, entry_seq FROM ledger_compensations"
+                + " WHERE stream IN (" + in + ") AND entry_ms BETWEEN ? AND ? UNION ALL SELECT 'q', stream, entry_ms,"
+                + " entry_seq FROM ledger_quarantine WHERE stream IN (" + in + ") AND entry_ms BETWEEN ? AND ?")) {
+            int i = 1;
+            for (int half = 0; half < 2; half++) {
+                for (String stream : streams) {
+                    ps.setString(i++, stream);
+                }
+                ps.setLong(i++, min);
+                ps.setLong(i++, max);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    (rs.getString(1).equals("c") ? compensated : quarantined).add(new EntryId(rs.getLong(2), rs.getLong(3)));
+                    Position p = new Position(rs.getString(2), new EntryId(rs.getLong(3), rs.getLong(4)));
+                    (rs.getString(1).equals("c") ? compensated : quarantined).add(p);
                 }
             }
         }
@@ -315,9 +323,9 @@ final class LedgerSql {
         ps.setString(12, s.compensationKind().wireName());
     }
 
-    void bindQuarantine(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
+    static void bindQuarantine(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
         Map<String, String> f = s.raw.fields();
-        ps.setString(1, stream);
+        ps.setString(1, s.part.stream());
         ps.setString(2, s.raw.id());
         ps.setLong(3, s.position.ms());
         ps.setLong(4, s.position.seq());

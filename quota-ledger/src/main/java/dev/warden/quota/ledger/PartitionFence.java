@@ -94,6 +94,40 @@ record PartitionFence(String stream, long token, String owner) {
     }
 
     /**
+     * {@link #check} for several partitions in one statement (PostgreSQL: one {@code UPDATE ... FROM
+     * unnest(...) RETURNING}); the streams whose fences refused (empty when none did: the rows are held).
+     */
+    static java.util.Set<String> checkAll(Connection c, Ledger.Dialect dialect, java.util.List<PartitionFence> fences)
+            throws SQLException {
+        java.util.Set<String> fenced = new java.util.TreeSet<>();
+        if (dialect != Ledger.Dialect.POSTGRESQL) {
+            for (PartitionFence f : fences) {
+                if (f.advance(c) == 0) {
+                    fenced.add(f.stream());
+                }
+            }
+            return fenced;
+        }
+        // Sorted by stream: every writer locks partition rows in one order.
+        java.util.List<PartitionFence> sorted = fences.stream()
+                .sorted(java.util.Comparator.comparing(PartitionFence::stream)).toList();
+        try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_partitions AS p SET token = f.token, owner = f.owner,"
+                + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[], ?::varchar[]) AS f(stream, token, owner)"
+                + " WHERE p.stream = f.stream AND p.token <= f.token RETURNING p.stream")) {
+            ps.setArray(1, c.createArrayOf("varchar", sorted.stream().map(PartitionFence::stream).toArray()));
+            ps.setArray(2, c.createArrayOf("bigint", sorted.stream().map(PartitionFence::token).toArray()));
+            ps.setArray(3, c.createArrayOf("varchar", sorted.stream().map(PartitionFence::owner).toArray()));
+            sorted.forEach(f -> fenced.add(f.stream()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    fenced.remove(rs.getString(1));
+                }
+            }
+            return fenced;
+        }
+    }
+
+    /**
      * Bounds how long this transaction's statements wait for a row lock (PostgreSQL: {@code SET LOCAL
      * lock_timeout}; H2 has its own default of seconds), so a writer frozen inside a transaction that
      * holds the partition's row cannot stall the next owner.

@@ -145,12 +145,14 @@ class ConsumerCrashTest {
             List<String> accounts = openAccounts(quota, 10, 10_000);
             deductRounds(quota, accounts, 30, "crash");
             String victimName = "victim-" + UUID.randomUUID();
-            LedgerConsumer victim = Support.consumer(server(), crashingAfterCommit(ds, 3), victimName).start();
+            // The first commit that writes entries crashes the thread: a round of several partitions, written
+            // together, or a partition's own batch.
+            LedgerConsumer victim = Support.consumer(server(), crashingAfterCommit(ds, 1), victimName).start();
             try {
                 Support.await("the victim died", () -> !victim.isRunning());
                 long pendingOnVictim = pendingOn(victimName);
                 assertThat(pendingOnVictim).as("entries committed but never acknowledged").isPositive();
-                assertThat(victim.stats().batches()).isEqualTo(2);
+                assertThat(victim.stats().batches()).as("nothing was acknowledged").isZero();
 
                 try (LedgerConsumer heir = Support.consumer(server(), ds, "heir-" + UUID.randomUUID()).start()) {
                     Support.drained(heir);

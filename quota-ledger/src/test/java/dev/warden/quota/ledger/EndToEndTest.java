@@ -77,7 +77,7 @@ class EndToEndTest {
                 accounts.add(a);
                 acknowledged.put(a, new AtomicLong());
             }
-            LedgerConsumer victim = Support.consumer(server, ConsumerCrashTest.crashingAfterCommit(ds, 25),
+            LedgerConsumer victim = Support.consumer(server, ConsumerCrashTest.crashingAfterCommit(ds, 5),
                     "victim-" + UUID.randomUUID()).batchSize(20).start();
             CountDownLatch halfway = new CountDownLatch(CLIENTS);
             CountDownLatch restarted = new CountDownLatch(1);

@@ -140,6 +140,23 @@ public final class JournalStreams {
         }
     }
 
+    /**
+     * {@link #pendingBefore} for several streams at once, pipelined: the streams (of {@code firstIds},
+     * stream to the first id of a batch) with an older entry pending.
+     */
+    public Set<String> pendingBeforeAll(Map<String, String> firstIds) {
+        Map<String, java.util.concurrent.CompletableFuture<List<PendingMessage>>> calls = new LinkedHashMap<>();
+        firstIds.forEach((stream, id) -> calls.put(stream, connection.async()
+                .xpending(stream, group, Range.create("-", "(" + id), Limit.from(1)).toCompletableFuture()));
+        Set<String> behind = new HashSet<>();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<PendingMessage>>> e : calls.entrySet()) {
+            if (!await(e.getValue(), "read the pending entries of " + e.getKey()).isEmpty()) {
+                behind.add(e.getKey());
+            }
+        }
+        return behind;
+    }
+
     /** Whether any entry older than {@code id} is pending on the group (on any consumer). */
     public boolean pendingBefore(String stream, String id) {
         return !redis.xpending(stream, group, Range.create("-", "(" + id), Limit.from(1)).isEmpty();
@@ -156,7 +173,28 @@ public final class JournalStreams {
         for (int i = 0; i < ids.size(); i++) {
             args[1 + i] = ids.get(i);
         }
-        List<Object> reply = await(scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args), "acknowledge a batch");
+        return trim(stream, await(scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args), "acknowledge a batch"));
+    }
+
+    /** {@link #ackAndTrim} for several streams (stream to ids), pipelined; the trims by stream. */
+    public Map<String, Trim> ackAndTrimAll(Map<String, List<String>> idsByStream) {
+        Map<String, java.util.concurrent.CompletableFuture<List<Object>>> calls = new LinkedHashMap<>();
+        idsByStream.forEach((stream, ids) -> {
+            String[] args = new String[1 + ids.size()];
+            args[0] = group;
+            for (int i = 0; i < ids.size(); i++) {
+                args[1 + i] = ids.get(i);
+            }
+            calls.put(stream, scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args));
+        });
+        Map<String, Trim> trims = new LinkedHashMap<>();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<Object>>> e : calls.entrySet()) {
+            trims.put(e.getKey(), trim(e.getKey(), await(e.getValue(), "acknowledge a batch")));
+        }
+        return trims;
+    }
+
+    private static Trim trim(String stream, List<Object> reply) {
         if (reply.size() < 4 || !"trimmed".equals(reply.get(0))) {
             throw new QuotaException(Reason.PROTOCOL, "unexpected reply " + reply + " to acknowledging a batch of " + stream);
         }
