@@ -30,6 +30,10 @@ import java.util.concurrent.CompletionStage;
  *       {@code maxmemory-policy} can evict quota keys ({@code allkeys-*}, {@code volatile-*}) is refused at start;
  *       {@code true}: it is only logged as a warning</td></tr>
  *   <tr><td>{@code warden.quota.lock}</td><td>{@code none} (default), {@code redis}, {@code etcd}, {@code zookeeper} or {@code memory} (one JVM only: tests): the lock {@link #charge} takes</td></tr>
+ *   <tr><td>{@code warden.quota.lock-unavailable}</td><td>what {@link #charge} does when the lock backend fails
+ *       (not when the lock is busy: that is {@link QuotaException.Reason#LOCK_TIMEOUT}): {@code fail} (default,
+ *       {@link QuotaException.Reason#LOCK_FAILED}) or {@code proceed} without the lock, unfenced, guarded by the
+ *       script's balance check alone, and told to {@link QuotaListener#chargedWithoutLock}</td></tr>
  *   <tr><td>{@code warden.quota.lock-wait}</td><td>how long {@link #charge} waits for the lock; default {@code 10s}</td></tr>
  *   <tr><td>{@code warden.lock.*}</td><td>passed to {@code LockClient.create} unless the lock is {@code none};
  *       {@code warden.lock.backend} defaults to the lock setting, and for {@code redis}
@@ -61,6 +65,11 @@ public interface QuotaService extends AutoCloseable {
     /** Same as {@link #create(Map)}. */
     static QuotaService create(Properties properties) {
         return QuotaFactory.create(properties);
+    }
+
+    /** {@link #create(Map)}, telling {@code listener} of what the engine does beyond outcomes. */
+    static QuotaService create(Map<String, ?> settings, QuotaListener listener) {
+        return QuotaFactory.create(settings, listener);
     }
 
     /**
@@ -118,8 +127,8 @@ public interface QuotaService extends AutoCloseable {
      * releases the lock. Without a lock ({@code warden.quota.lock=none}) the same steps run
      * unlocked and unfenced.
      *
-     * @throws QuotaException {@link QuotaException.Reason#LOCK_TIMEOUT}, {@link QuotaException.Reason#LOCK_FAILED},
-     *         or any failure of the deduction
+     * @throws QuotaException {@link QuotaException.Reason#LOCK_TIMEOUT}, {@link QuotaException.Reason#LOCK_FAILED}
+     *         (unless {@code warden.quota.lock-unavailable=proceed}), or any failure of the deduction
      */
     Outcome charge(String account, String requestId, Pricing pricing);
 

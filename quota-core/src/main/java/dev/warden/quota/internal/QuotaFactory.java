@@ -1,5 +1,6 @@
 package dev.warden.quota.internal;
 
+import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.QuotaConfig;
 
@@ -14,10 +15,17 @@ public final class QuotaFactory {
     }
 
     public static QuotaService create(Map<String, ?> settings) {
-        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(settings, "settings")));
+        return create(settings, new QuotaListener() {
+        });
+    }
+
+    public static QuotaService create(Map<String, ?> settings, QuotaListener listener) {
+        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(settings, "settings")),
+                Objects.requireNonNull(listener, "listener"));
     }
 
     public static QuotaService create(Properties properties) {
-        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(properties, "properties")));
+        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(properties, "properties")), new QuotaListener() {
+        });
     }
 }

@@ -14,6 +14,7 @@ import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
@@ -63,12 +64,14 @@ final class RedisQuotaService implements QuotaService {
     private final ScriptRunner scripts;
     private final Executor completions;
     private final LockClient locks;
+    private final QuotaListener listener;
     private final String retentionMillis;
     private final long syncWaitNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisQuotaService(QuotaConfig config, RedisConnector connector, StatefulRedisConnection<String, String> connection,
-                              StatefulRedisConnection<String, String> batchConnection, LockClient locks) {
+                              StatefulRedisConnection<String, String> batchConnection, LockClient locks,
+                              QuotaListener listener) {
         this.config = config;
         this.layout = config.layout();
         this.connector = connector;
@@ -79,12 +82,13 @@ final class RedisQuotaService implements QuotaService {
         this.scripts = new ScriptRunner(commands);
         this.completions = connector.executors();
         this.locks = locks;
+        this.listener = listener;
         this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
         // A call is at most EVALSHA, SCRIPT LOAD, EVALSHA, each bounded by the request timeout.
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
     }
 
-    static RedisQuotaService open(QuotaConfig config) {
+    static RedisQuotaService open(QuotaConfig config, QuotaListener listener) {
         RedisConnector connector = RedisConnector.create(config);
         String endpoint = connector.endpoint();
         LockClient locks = null;
@@ -98,7 +102,7 @@ final class RedisQuotaService implements QuotaService {
             connector.checkEvictionPolicy(connection.async().info("memory").get(left(deadline), TimeUnit.NANOSECONDS));
             new ScriptRunner(connection.async()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
             locks = createLocks(config);
-            return new RedisQuotaService(config, connector, connection, batch, locks);
+            return new RedisQuotaService(config, connector, connection, batch, locks, listener);
         } catch (InterruptedException e) {
             shutdown(connector, locks);
             throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
@@ -265,13 +269,25 @@ final class RedisQuotaService implements QuotaService {
         Objects.requireNonNull(pricing, "pricing");
         checkOpen();
         if (locks == null) {
-            OptionalLong balance = balance(account);
-            if (balance.isEmpty()) {
-                return new Outcome.AccountNotFound(account);
-            }
-            return deduct(account, pricing.price(balance.getAsLong()), requestId);
+            return chargeUnlocked(account, requestId, pricing);
         }
-        Lease lease = acquire(account);
+        Lease lease;
+        try {
+            lease = acquire(account);
+        } catch (QuotaException e) {
+            if (e.reason() != Reason.LOCK_FAILED || config.lockUnavailable() != QuotaConfig.LockUnavailable.PROCEED) {
+                throw e;
+            }
+            // The script's balance check is the guard that keeps money right; the lock only orders the steps.
+            log.warn("the lock backend failed ({}); charging account {} without its lock, as"
+                    + " warden.quota.lock-unavailable=proceed says", e.getMessage(), account);
+            try {
+                listener.chargedWithoutLock(account, requestId, e);
+            } catch (RuntimeException hookFailed) {
+                log.warn("a quota listener failed", hookFailed);
+            }
+            return chargeUnlocked(account, requestId, pricing);
+        }
         try {
             OptionalLong balance = balance(account);
             if (balance.isEmpty()) {
@@ -285,6 +301,14 @@ final class RedisQuotaService implements QuotaService {
                 log.warn("could not release the lock of account {} after a charge; it expires after its TTL", account, e);
             }
         }
+    }
+
+    private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
+        OptionalLong balance = balance(account);
+        if (balance.isEmpty()) {
+            return new Outcome.AccountNotFound(account);
+        }
+        return deduct(account, pricing.price(balance.getAsLong()), requestId);
     }
 
     private Lease acquire(String account) {

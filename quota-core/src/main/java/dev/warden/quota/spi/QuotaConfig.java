@@ -21,15 +21,23 @@ import java.util.regex.Pattern;
  */
 public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
                           Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
-                          boolean allowEviction, Map<String, Object> lockSettings) {
+                          LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings) {
 
     public static final String PREFIX = "warden.quota.";
     private static final String LOCK_PREFIX = "warden.lock.";
     private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
-            "request-timeout", "connect-timeout", "lock", "lock-wait", "allow-eviction");
+            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction");
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
     private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
+
+    /** What {@code charge} does when its lock backend fails. */
+    public enum LockUnavailable {
+        /** The charge fails with LOCK_FAILED. */
+        FAIL,
+        /** The charge runs without the lock, unfenced; the listener is told. */
+        PROCEED
+    }
 
     /** Which lock {@code charge} takes. */
     public enum LockChoice {
@@ -113,6 +121,14 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                 problems.add(PREFIX + "lock '" + own.get("lock") + "' is not one of none, redis, etcd, zookeeper, memory");
             }
         }
+        LockUnavailable lockUnavailable = LockUnavailable.FAIL;
+        if (own.containsKey("lock-unavailable")) {
+            try {
+                lockUnavailable = LockUnavailable.valueOf(own.get("lock-unavailable").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problems.add(PREFIX + "lock-unavailable '" + own.get("lock-unavailable") + "' is not fail or proceed");
+            }
+        }
         if (lock != LockChoice.NONE) {
             Object backend = lockSettings.get(LOCK_PREFIX + "backend");
             if (backend == null) {
@@ -135,7 +151,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                     "invalid quota configuration: " + String.join("; ", problems));
         }
         return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
-                allowEviction, Map.copyOf(lockSettings));
+                lockUnavailable, allowEviction, Map.copyOf(lockSettings));
     }
 
     /** The key layout these settings describe. */
