@@ -13,6 +13,7 @@ import dev.warden.benchmarks.scenarios.JetcdLockRpc;
 import dev.warden.benchmarks.scenarios.LuaDeduct;
 import dev.warden.benchmarks.scenarios.PostgresDeduct;
 import dev.warden.benchmarks.scenarios.RedissonLock;
+import dev.warden.benchmarks.scenarios.SeedAlternatives;
 import dev.warden.benchmarks.scenarios.WardenLock;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.PostgresServer;
@@ -121,6 +122,9 @@ public final class Bench implements Callable<Integer> {
                     locked.putAll(lock(lockBackends, backend, "bench-quota"));
                     quotaWorkloads.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts,
                             LuaDeduct.Mode.LOCKED));
+                }
+                for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {
+                    quotaWorkloads.add(() -> new SeedAlternatives(redis.uri(), accounts, style));
                 }
                 quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.SELECT_FOR_UPDATE));
                 quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.CONDITIONAL_UPDATE));

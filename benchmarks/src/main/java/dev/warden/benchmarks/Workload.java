@@ -35,6 +35,11 @@ public interface Workload extends AutoCloseable {
     default void verify(long completed) throws Exception {
     }
 
+    /** What the workload saw beyond the figures (retries, aborts), for the report; empty by default. */
+    default String note() {
+        return "";
+    }
+
     @Override
     void close() throws Exception;
 

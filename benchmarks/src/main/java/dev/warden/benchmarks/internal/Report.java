@@ -29,16 +29,16 @@ public final class Report {
     /** Rows grouped by scenario and threads; the ratio column compares each row with the group's first row. */
     public static String markdown(List<Result> results) {
         StringBuilder b = new StringBuilder();
-        b.append("| scenario | threads | implementation | ops/s | vs first | p50 µs | p99 µs | p99.9 µs | errors | client CPU µs/op | Redis CPU µs/op |\n");
-        b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        b.append("| scenario | threads | implementation | ops/s | vs first | p50 µs | p99 µs | p99.9 µs | errors | client CPU µs/op | Redis CPU µs/op | note |\n");
+        b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (List<Result> group : groups(results).values()) {
             double base = group.get(0).throughput();
             for (Result r : group) {
-                b.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %s | %s | %s | %s | %d | %s | %s |%n",
+                b.append(String.format(Locale.ROOT, "| %s | %d | %s | %,.0f | %s | %s | %s | %s | %d | %s | %s | %s |%n",
                         r.scenario(), r.threads(), r.implementation(), r.throughput(),
                         base > 0 ? String.format(Locale.ROOT, "%.2f×", r.throughput() / base) : "–",
                         micros(r.latencyP50Micros()), micros(r.latencyP99Micros()), micros(r.latencyP999Micros()), r.errors(),
-                        tenths(r.clientCpuMicros()), tenths(r.redisCpuMicros())));
+                        tenths(r.clientCpuMicros()), tenths(r.redisCpuMicros()), r.note() == null ? "" : r.note()));
             }
         }
         return b.toString();

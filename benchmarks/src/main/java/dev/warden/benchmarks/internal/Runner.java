@@ -92,7 +92,8 @@ public final class Runner {
         double seconds = measured.toNanos() / 1e9;
         int units = workload.unitsPerOperation();
         workload.verify(completed.sum() * units);
-        String note = firstError.get() == null ? "" : "first error: " + firstError.get();
+        String note = workload.note() + (firstError.get() == null ? "" : (workload.note().isEmpty() ? "" : "; ")
+                + "first error: " + firstError.get());
         long unitsDone = measuredOps.sum() * units;
         double serverMicros = serverCpu == null || unitsDone == 0 ? Double.NaN : serverCpu.toNanos() / 1e3 / unitsDone;
         double clientMicros = unitsDone == 0 ? Double.NaN : clientCpu.toNanos() / 1e3 / unitsDone;
