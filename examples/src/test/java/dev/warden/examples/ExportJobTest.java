@@ -18,7 +18,7 @@ class ExportJobTest {
         Captured out = new Captured();
         Captured err = new Captured();
 
-        ExportJob.Result result = ExportJob.execute(new String[] {"--ttl", "2s", "--duration", "6.5s", "--batches", "13"},
+        ExportJob.Result result = ExportJob.execute(new String[] {"--ttl", "2s", "--duration", "6500ms", "--batches", "13"},
                 out.stream, err.stream);
 
         assertThat(result.exitCode()).as("stderr:%n%s", err).isZero();

@@ -1,6 +1,6 @@
 package dev.warden.spring;
 
-import org.springframework.boot.convert.DurationStyle;
+import dev.warden.lock.WardenSettings;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -39,10 +39,10 @@ record WithLockSpec(Method method, String description, Expression name, Duration
         if (!rawWait.isEmpty()) {
             String resolved = placeholders == null ? rawWait : placeholders.resolveStringValue(rawWait);
             try {
-                wait = DurationStyle.detectAndParse(resolved == null ? "" : resolved.trim());
+                wait = WardenSettings.duration(resolved == null ? "" : resolved.trim());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException(description + ": waitFor '" + rawWait + "' is not a duration"
-                        + " (write 500ms, 2s, 1m or PT2S)", e);
+                        + " (write " + WardenSettings.DURATION_FORMS + ")", e);
             }
             if (wait.isNegative()) {
                 throw new IllegalStateException(description + ": waitFor '" + rawWait + "' is negative");

@@ -119,7 +119,7 @@ public final class BillingDemo implements Callable<Integer> {
     Path config;
 
     @Option(names = {"-d", "--duration"}, paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
-            description = "How long the channels charge: 500ms, 10s, 1.5s, 2m (default: ${DEFAULT-VALUE}).")
+            description = "How long the channels charge: 500ms, 10s, 2m, PT10S (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
     @Option(names = "--merchants", paramLabel = "N", defaultValue = "20",

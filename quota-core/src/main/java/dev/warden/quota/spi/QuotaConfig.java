@@ -1,9 +1,9 @@
 package dev.warden.quota.spi;
 
+import dev.warden.lock.WardenSettings;
 import dev.warden.quota.QuotaException;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +28,6 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction");
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
-    private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
     /** What {@code charge} does when its lock backend fails. */
     public enum LockUnavailable {
@@ -185,7 +183,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         }
         Duration d = parseDuration(text);
         if (d == null) {
-            problems.add(PREFIX + name + " '" + text + "' is not a duration (write 500ms, 30s, 2m, 1h, 1d or PT30S)");
+            problems.add(PREFIX + name + " '" + text + "' is not a duration (write " + WardenSettings.DURATION_FORMS + ")");
             return fallback;
         }
         if (d.isNegative() || d.isZero() || d.toMillis() < 1) {
@@ -195,23 +193,13 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         return d;
     }
 
+    /** The one grammar of durations ({@link WardenSettings#duration}); null when the text is not one. */
     public static Duration parseDuration(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        Matcher m = SHORT.matcher(t);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
         try {
-            return Duration.parse(text.trim());
-        } catch (DateTimeParseException e) {
+            return WardenSettings.duration(text);
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }
+
 }

@@ -102,30 +102,32 @@ public final class LedgerCli implements Callable<Integer> {
 
     /** The Redis options. */
     static final class Redis {
-        @Option(names = "--redis", required = true, description = "redis://host:port[/db] of the quota engine")
+        @Option(names = "--redis", description = "redis://host:port[/db] of the quota engine (or warden.quota.endpoint"
+                + " in --settings, -Dwarden.quota.endpoint or WARDEN_QUOTA_ENDPOINT)")
         String endpoint;
 
         @Option(names = "--namespace", description = "the quota engine's namespace (warden.quota.namespace; default none)")
         String namespace;
 
-        @Option(names = "--partitions", defaultValue = "16", description = "the quota engine's partition count (default ${DEFAULT-VALUE})")
-        int partitions;
+        @Option(names = "--partitions", description = "the quota engine's partition count (default 16)")
+        Integer partitions;
 
         @Option(names = "--group", defaultValue = LedgerConsumer.DEFAULT_GROUP, description = "consumer group (default ${DEFAULT-VALUE})")
         String group;
 
-        @Option(names = "--redis-connect-timeout", defaultValue = "5s", description = "(default ${DEFAULT-VALUE})")
+        @Option(names = "--redis-connect-timeout", description = "(default 5s)")
         Duration connectTimeout;
 
-        @Option(names = "--redis-timeout", defaultValue = "5s", description = "deadline of every Redis call (default ${DEFAULT-VALUE})")
+        @Option(names = "--redis-timeout", description = "deadline of every Redis call (default 5s)")
         Duration requestTimeout;
 
         @Option(names = "--settings", description = "a properties file of warden.quota.* and warden.lock.* settings;"
-                + " the options above win over it")
+                + " the options above win over it, and it wins over system properties and WARDEN_* environment variables")
         java.nio.file.Path file;
 
+        /** Options, then the settings file, then -Dwarden.* system properties, then WARDEN_* environment variables. */
         Map<String, Object> settings() {
-            Map<String, Object> s = new HashMap<>();
+            Map<String, Object> s = new HashMap<>(dev.warden.lock.WardenSettings.withSystemDefaults(Map.of()));
             if (file != null) {
                 java.util.Properties p = new java.util.Properties();
                 try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
@@ -136,10 +138,18 @@ public final class LedgerCli implements Callable<Integer> {
                 }
                 p.stringPropertyNames().forEach(k -> s.put(k, p.getProperty(k)));
             }
-            s.put("warden.quota.endpoint", endpoint);
-            s.put("warden.quota.partitions", Integer.toString(partitions));
-            s.put("warden.quota.connect-timeout", connectTimeout);
-            s.put("warden.quota.request-timeout", requestTimeout);
+            if (endpoint != null) {
+                s.put("warden.quota.endpoint", endpoint);
+            }
+            if (partitions != null) {
+                s.put("warden.quota.partitions", Integer.toString(partitions));
+            }
+            if (connectTimeout != null) {
+                s.put("warden.quota.connect-timeout", connectTimeout);
+            }
+            if (requestTimeout != null) {
+                s.put("warden.quota.request-timeout", requestTimeout);
+            }
             if (namespace != null) {
                 s.put("warden.quota.namespace", namespace);
             }

@@ -89,5 +89,13 @@ class LedgerCliTest {
                 .code()).as("the Redis timeouts are options").isZero();
         assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc, "--redis-timeout", "0s").code())
                 .as("a zero timeout is a configuration error").isEqualTo(2);
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc, "--redis-timeout", "1.5s").code())
+                .as("the one grammar: no fractions").isEqualTo(2);
+        System.setProperty("warden.quota.endpoint", uri);
+        try {
+            assertThat(run("reconcile", "--jdbc", jdbc).code()).as("the endpoint from -Dwarden.quota.endpoint").isZero();
+        } finally {
+            System.clearProperty("warden.quota.endpoint");
+        }
     }
 }
