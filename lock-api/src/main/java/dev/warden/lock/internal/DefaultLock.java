@@ -44,13 +44,13 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync() {
-        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null), LeakDetector.AcquiredAt.here());
+        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null), parts.leaks().site());
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null), LeakDetector.AcquiredAt.here());
+        return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null), parts.leaks().site());
     }
 
     @Override
@@ -87,7 +87,7 @@ final class DefaultLock implements DistributedLock {
     /** Acquires on the calling thread, re-entering a lock it already holds. */
     Optional<Lease> acquireBlocking(Wait wait, OnInterrupt onInterrupt) {
         parts.registry().ensureOpen();
-        LeakDetector.AcquiredAt at = LeakDetector.AcquiredAt.here();
+        LeakDetector.AcquiredAt at = parts.leaks().site();
         HeldLock again = parts.registry().reenter(name);
         if (again != null) {
             return Optional.of(new LeaseHandle(again, at));

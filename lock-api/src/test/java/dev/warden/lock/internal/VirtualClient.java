@@ -43,7 +43,7 @@ final class VirtualClient implements AutoCloseable {
             }
         };
         client = DefaultLockClient.open(DefaultLockClient.testParts(new ClientSettings(config, outageTolerance, maxHoldTime),
-                driver, observer, clock, new LeakDetector(leaks::add)));
+                driver, observer, clock, LeakDetector.everySite(leaks::add)));
     }
 
     @Override
