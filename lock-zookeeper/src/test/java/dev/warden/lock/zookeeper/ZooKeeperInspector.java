@@ -39,9 +39,10 @@ final class ZooKeeperInspector implements AutoCloseable {
         for (String member : members) {
             try (ZooKeeperInspector warm = new ZooKeeperInspector(member)) {
                 for (int i = 0; i < 20; i++) {
-                    String path = warm.client.create().creatingParentContainersIfNeeded()
+                    // A persistent parent: a container one can be reaped between creating it and the child.
+                    String path = warm.client.create().creatingParentsIfNeeded()
                             .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL)
-                            .forPath("/warm-up/" + java.util.UUID.randomUUID() + "/node-");
+                            .forPath("/warm-up/node-");
                     warm.client.getChildren().forPath(parent(path));
                     warm.client.checkExists().forPath(path);
                     warm.client.delete().forPath(path);

@@ -7,7 +7,6 @@ import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryUntilElapsed;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
@@ -133,7 +132,7 @@ public final class ZooKeeperDriver implements LockDriver {
                 .connectionTimeoutMs(Math.min(connectMillis, ttlMillis))
                 // Curator retries a lost connection (and finds a protected node again) until about when
                 // the call's own deadline passes; a protected create that gives up is deleted by Curator.
-                .retryPolicy(new RetryUntilElapsed((int) Math.max(1, config.requestTimeout().toMillis()), RETRY_SLEEP_MS))
+                .retryPolicy(new RetryWithinDeadline((int) Math.max(1, config.requestTimeout().toMillis()), RETRY_SLEEP_MS))
                 .ensembleTracker(false)
                 .threadFactory(daemon("warden-zookeeper-curator-" + n))
                 .runSafeService(executor)
