@@ -17,6 +17,7 @@ import dev.warden.benchmarks.scenarios.SeedAlternatives;
 import dev.warden.benchmarks.scenarios.WardenLock;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.PostgresServer;
+import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.ZooKeeperServer;
 import picocli.CommandLine;
@@ -73,6 +74,10 @@ public final class Bench implements Callable<Integer> {
             + " for extra sustained rows with the largest consumer count; 0 for none (default: ${DEFAULT-VALUE})")
     List<Integer> ledgerPaced;
 
+    @Option(names = "--cluster", negatable = true, defaultValue = "true", description = "also run Warden's Redis rows on a"
+            + " 3-primary Redis Cluster (with 3 replicas), next to one server (default: ${DEFAULT-VALUE})")
+    boolean cluster;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Bench()).execute(args));
     }
@@ -91,7 +96,9 @@ public final class Bench implements Callable<Integer> {
              EtcdServer etcd = EtcdServer.start();
              ZooKeeperServer zookeeper = ZooKeeperServer.start();
              PostgresServer postgres = PostgresServer.builder().setting("fsync", "on").setting("full_page_writes", "on")
-                     .setting("synchronous_commit", "on").start()) {
+                     .setting("synchronous_commit", "on").start();
+             RedisCluster redisCluster = cluster && selected("warden redis warden lua cluster")
+                     ? RedisCluster.builder().appendOnly(true).config("appendfsync", "everysec").start() : null) {
             Map<String, Map<String, Object>> lockBackends = new LinkedHashMap<>();
             lockBackends.put("redis", Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.uri()));
             lockBackends.put("etcd", Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints(),
@@ -132,6 +139,9 @@ public final class Bench implements Callable<Integer> {
             ServerCpu redisCpu = ServerCpu.of(redis);
             failed |= runAll(runner, lockWorkloads, lockThreads, redisCpu, results);
             failed |= runAll(runner, quotaWorkloads, quotaThreads, redisCpu, results);
+            if (redisCluster != null) {
+                failed |= runOnCluster(runner, redisCluster, results);
+            }
             if (selected("quota deduct redis-benchmark redis-cli")) {
                 results.addAll(new ServerLimit(redis, seconds).measure(quotaThreads.get(0)));
             }
@@ -187,6 +197,35 @@ public final class Bench implements Callable<Integer> {
         return failed || results.stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
     }
 
+    /**
+     * Warden's Redis rows on a 3-primary Cluster: the same workloads, the Redis CPU summed over the six
+     * nodes (and given per group in the note, for the projection to more primaries).
+     */
+    private boolean runOnCluster(Runner runner, RedisCluster redisCluster, List<Result> results) {
+        String label = ", 3-primary cluster";
+        Map<String, Object> lock = new LinkedHashMap<>(Map.of("warden.lock.backend", "redis",
+                "warden.lock.endpoints", redisCluster.uri(), "warden.lock.namespace", "bench"));
+        List<Supplier<Workload>> locks = new ArrayList<>();
+        for (boolean contended : new boolean[] {false, true}) {
+            locks.add(() -> new WardenLock("warden redis" + label, lock, contended));
+        }
+        List<Supplier<Workload>> quota = new ArrayList<>();
+        for (Accounts accounts : Accounts.values()) {
+            Map<String, Object> settings = Map.of("warden.quota.endpoint", redisCluster.uri());
+            quota.add(() -> new LuaDeduct("warden lua, sync" + label, settings, accounts, LuaDeduct.Mode.SYNC));
+            quota.add(() -> new LuaDeduct("warden lua, async" + label, settings, accounts, LuaDeduct.Mode.ASYNC));
+        }
+        List<RedisServer> primaries = redisCluster.primaries();
+        List<RedisServer> replicas = redisCluster.nodes().stream().filter(n -> !primaries.contains(n)).toList();
+        Map<String, List<RedisServer>> groups = new LinkedHashMap<>();
+        groups.put("primaries", primaries);
+        groups.put("replicas", replicas);
+        ServerCpu cpu = ServerCpu.ofGroups(groups);
+        boolean failed = runAll(runner, locks, lockThreads, cpu, results);
+        failed |= runAll(runner, quota, quotaThreads, cpu, results);
+        return failed;
+    }
+
     private boolean selected(String description) {
         return only == null || only.stream().anyMatch(description::contains);
     }
@@ -209,9 +248,9 @@ public final class Bench implements Callable<Integer> {
                     System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);
                     System.out.flush();
                     Result r = runner.run(w, n, w.onRedis() ? redisCpu : null);
-                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  CPU µs/op: client %.1f, redis %.1f%n",
+                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  CPU µs/op: client %.1f, redis %.1f %s%n",
                             r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors(), r.clientCpuMicros(),
-                            r.redisCpuMicros());
+                            r.redisCpuMicros(), r.note());
                     results.add(r);
                 } catch (Exception e) {
                     System.out.println("FAILED: " + e);

@@ -43,9 +43,15 @@ final class Journal {
 
     /** Every entry of every partition. */
     static List<Entry> readAll(RedisServer server, int partitions) {
+        return readAll(key -> server, partitions);
+    }
+
+    /** Every entry of every partition, each read from the node that holds it. */
+    static List<Entry> readAll(java.util.function.Function<String, RedisServer> nodeOf, int partitions) {
         List<Entry> all = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            all.addAll(read(server, "quota:{p" + p + "}:journal"));
+            String key = "quota:{p" + p + "}:journal";
+            all.addAll(read(nodeOf.apply(key), key));
         }
         return all;
     }

@@ -45,7 +45,7 @@ public final class RedisServer implements AutoCloseable {
 
     private final RedisNode node;
 
-    private RedisServer(RedisNode node) {
+    RedisServer(RedisNode node) {
         this.node = node;
     }
 

@@ -18,7 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback TCP proxy in front of one server, so a test can cut, freeze or slow the traffic of the
- * clients that connect through it while the server itself and every other client stay healthy.
+ * clients that connect through it while the server itself and every other client stay healthy. In
+ * front of a topology (a Sentinel deployment, a Cluster) it listens on one port per node
+ * ({@link #start(List)}), and every mode applies to all of them at once: one client cut off from the
+ * whole deployment.
  *
  * <p>Forwarding modes, set by the last call to {@link #blackhole()}, {@link #delay(Duration)} or
  * {@link #restore()}:
@@ -50,11 +53,13 @@ public final class TcpProxy implements AutoCloseable {
 
     private enum Mode { FORWARD, BLACKHOLE, DELAY }
 
-    private final String targetHost;
-    private final int targetPort;
-    private final ServerSocket listener;
+    /** One listening port and the address it forwards to. */
+    private record Route(ServerSocket listener, InetSocketAddress target) {
+    }
+
+    private final List<Route> routes;
     private final String threadPrefix;
-    private final Thread acceptor;
+    private final List<Thread> acceptors;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger linkIds = new AtomicInteger();
@@ -64,25 +69,38 @@ public final class TcpProxy implements AutoCloseable {
     private Duration delay = Duration.ZERO;
     private volatile boolean closed;
 
-    private TcpProxy(String targetHost, int targetPort, ServerSocket listener) {
-        this.targetHost = targetHost;
-        this.targetPort = targetPort;
-        this.listener = listener;
-        this.threadPrefix = "testkit-proxy-" + listener.getLocalPort() + "-";
-        this.acceptor = newThread("accept", this::acceptLoop);
+    private TcpProxy(List<Route> routes) {
+        this.routes = List.copyOf(routes);
+        this.threadPrefix = "testkit-proxy-" + routes.get(0).listener().getLocalPort() + "-";
+        this.acceptors = routes.stream().map(r -> newThread("accept-" + r.listener().getLocalPort(), () -> acceptLoop(r)))
+                .toList();
     }
 
     /** Starts a proxy on a free 127.0.0.1 port that forwards to {@code targetHost:targetPort}. */
     public static TcpProxy start(String targetHost, int targetPort) {
         Objects.requireNonNull(targetHost, "targetHost");
-        ServerSocket listener;
+        return start(List.of(InetSocketAddress.createUnresolved(targetHost, targetPort)));
+    }
+
+    /**
+     * Starts a proxy with one free 127.0.0.1 port per target (see {@link #portFor}); blackhole, delay
+     * and restore apply to all of them.
+     */
+    public static TcpProxy start(List<InetSocketAddress> targets) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("a proxy needs at least one target");
+        }
+        List<Route> routes = new java.util.ArrayList<>();
         try {
-            listener = new ServerSocket(0, 128, InetAddress.getByName(HOST));
+            for (InetSocketAddress target : targets) {
+                routes.add(new Route(new ServerSocket(0, 128, InetAddress.getByName(HOST)), target));
+            }
         } catch (IOException e) {
+            routes.forEach(r -> closeQuietly(r.listener()));
             throw new UncheckedIOException("cannot listen on " + HOST, e);
         }
-        TcpProxy proxy = new TcpProxy(targetHost, targetPort, listener);
-        proxy.launch(proxy.acceptor);
+        TcpProxy proxy = new TcpProxy(routes);
+        proxy.acceptors.forEach(proxy::launch);
         return proxy;
     }
 
@@ -91,9 +109,25 @@ public final class TcpProxy implements AutoCloseable {
         return HOST;
     }
 
-    /** The port clients connect to instead of the target's. */
+    /** The port clients connect to instead of the (first) target's. */
     public int port() {
-        return listener.getLocalPort();
+        return routes.get(0).listener().getLocalPort();
+    }
+
+    /**
+     * The port that forwards to {@code targetHost:targetPort}.
+     *
+     * @throws IllegalArgumentException when this proxy does not forward there
+     */
+    public int portFor(String targetHost, int targetPort) {
+        return routes.stream().filter(r -> r.target().getHostString().equals(targetHost) && r.target().getPort() == targetPort)
+                .mapToInt(r -> r.listener().getLocalPort()).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("this proxy does not forward to " + targetHost + ":" + targetPort));
+    }
+
+    /** The targets, in the order given. */
+    public List<InetSocketAddress> targets() {
+        return routes.stream().map(Route::target).toList();
     }
 
     /** Stops forwarding in both directions while keeping connections open; see the class comment. */
@@ -129,7 +163,7 @@ public final class TcpProxy implements AutoCloseable {
             return;
         }
         closed = true;
-        closeQuietly(listener);
+        routes.forEach(r -> closeQuietly(r.listener()));
         disconnect();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(JOIN_TIMEOUT_MILLIS);
         for (Thread thread : List.copyOf(threads)) {
@@ -148,7 +182,8 @@ public final class TcpProxy implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "TcpProxy[" + HOST + ":" + port() + " -> " + targetHost + ":" + targetPort + "]";
+        return "TcpProxy[" + routes.stream().map(r -> HOST + ":" + r.listener().getLocalPort() + " -> "
+                + r.target().getHostString() + ":" + r.target().getPort()).collect(java.util.stream.Collectors.joining(", ")) + "]";
     }
 
     private void setMode(Mode next, Duration nextDelay) {
@@ -163,11 +198,11 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(Route route) {
         while (!closed) {
             Socket client;
             try {
-                client = listener.accept();
+                client = route.listener().accept();
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -177,7 +212,8 @@ public final class TcpProxy implements AutoCloseable {
             Socket upstream = new Socket();
             try {
                 client.setTcpNoDelay(true);
-                upstream.connect(new InetSocketAddress(targetHost, targetPort), CONNECT_TIMEOUT_MILLIS);
+                upstream.connect(new InetSocketAddress(route.target().getHostString(), route.target().getPort()),
+                        CONNECT_TIMEOUT_MILLIS);
                 upstream.setTcpNoDelay(true);
             } catch (IOException e) {
                 closeQuietly(client);

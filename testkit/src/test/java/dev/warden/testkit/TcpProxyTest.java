@@ -46,6 +46,34 @@ class TcpProxyTest {
     }
 
     @Test
+    @DisplayName("in front of several servers: one port each, and one blackhole silences all of them")
+    void severalTargets() {
+        try (RedisServer other = RedisServer.start()) {
+            TcpProxy proxy = TcpProxy.start(List.of(
+                    java.net.InetSocketAddress.createUnresolved(redis.server().host(), redis.server().port()),
+                    java.net.InetSocketAddress.createUnresolved(other.host(), other.port())));
+            resources.add(proxy);
+            assertThat(proxy.port()).isEqualTo(proxy.portFor(redis.server().host(), redis.server().port()));
+            RespConnection first = track(RespConnection.open(proxy.host(), proxy.port(), SHORT));
+            RespConnection second = track(RespConnection.open(proxy.host(), proxy.portFor(other.host(), other.port()), SHORT));
+            assertThat(first.call("SET", "which", "first")).isEqualTo("OK");
+            assertThat(second.call("SET", "which", "second")).isEqualTo("OK");
+            assertThat(redis.server().command("GET", "which")).isEqualTo("first");
+            assertThat(other.command("GET", "which")).isEqualTo("second");
+
+            proxy.blackhole();
+            assertThatThrownBy(() -> first.call("PING")).hasCauseInstanceOf(SocketTimeoutException.class);
+            assertThatThrownBy(() -> second.call("PING")).hasCauseInstanceOf(SocketTimeoutException.class);
+            assertThatThrownBy(() -> proxy.portFor("127.0.0.1", 1)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    private RespConnection track(RespConnection c) {
+        resources.add(c);
+        return c;
+    }
+
+    @Test
     @DisplayName("blackhole silences proxied clients only; restore serves new connections and closes old ones")
     void blackholeAndRestore() {
         TcpProxy proxy = proxy();

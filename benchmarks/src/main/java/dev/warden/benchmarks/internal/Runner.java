@@ -78,10 +78,14 @@ public final class Runner {
         start.await();
         sleepUntil(window[0]);
         Duration clientBefore = ServerCpu.thisProcess();
-        Duration serverBefore = server == null ? null : server.used();
+        java.util.Map<String, Duration> groupsBefore = server == null ? null : server.usedByGroup();
         sleepUntil(window[1]);
         Duration clientCpu = ServerCpu.thisProcess().minus(clientBefore);
-        Duration serverCpu = server == null ? null : server.used().minus(serverBefore);
+        java.util.Map<String, Duration> groupsCpu = new java.util.LinkedHashMap<>();
+        if (server != null) {
+            server.usedByGroup().forEach((group, used) -> groupsCpu.put(group, used.minus(groupsBefore.get(group))));
+        }
+        Duration serverCpu = server == null ? null : groupsCpu.values().stream().reduce(Duration.ZERO, Duration::plus);
         for (Thread t : workers) {
             t.join(warmUp.plus(measured).plusSeconds(60).toMillis());
             if (t.isAlive()) {
@@ -92,9 +96,15 @@ public final class Runner {
         double seconds = measured.toNanos() / 1e9;
         int units = workload.unitsPerOperation();
         workload.verify(completed.sum() * units);
+        long unitsDone = measuredOps.sum() * units;
         String note = workload.note() + (firstError.get() == null ? "" : (workload.note().isEmpty() ? "" : "; ")
                 + "first error: " + firstError.get());
-        long unitsDone = measuredOps.sum() * units;
+        if (server != null && server.grouped() && unitsDone > 0) {
+            StringBuilder b = new StringBuilder("Redis CPU µs/op by node group:");
+            groupsCpu.forEach((group, used) -> b.append(String.format(java.util.Locale.ROOT, " %s %.1f", group,
+                    used.toNanos() / 1e3 / unitsDone)));
+            note = note.isEmpty() ? b.toString() : note + "; " + b;
+        }
         double serverMicros = serverCpu == null || unitsDone == 0 ? Double.NaN : serverCpu.toNanos() / 1e3 / unitsDone;
         double clientMicros = unitsDone == 0 ? Double.NaN : clientCpu.toNanos() / 1e3 / unitsDone;
         return new Result(workload.scenario(), workload.implementation(), threads, unitsDone, seconds,

@@ -8,28 +8,42 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The CPU time a server process has used so far, read from the operating system, so a run can say
- * how much of the server's one core each operation cost: the figure that shows whether a client
- * or the server is the limit.
+ * The CPU time server processes have used so far, read from the operating system, so a run can say
+ * how much each operation cost the server: the figure that shows whether a client or the server is
+ * the limit. For a topology it is the sum over its nodes, and also given per group of nodes (a
+ * Cluster's primaries and replicas), which is what a projection to more primaries needs.
  */
 public final class ServerCpu {
 
-    private final ProcessHandle process;
+    private final Map<String, List<ProcessHandle>> groups;
 
-    private ServerCpu(ProcessHandle process) {
-        this.process = process;
+    private ServerCpu(Map<String, List<ProcessHandle>> groups) {
+        this.groups = groups;
     }
 
     /** The redis-server process serving {@code redis}'s port: a child of this JVM, launched by testkit. */
     public static ServerCpu of(RedisServer redis) {
+        return new ServerCpu(Map.of("server", List.of(process(redis))));
+    }
+
+    /** The processes of several nodes, in named groups (e.g. primaries and replicas); {@link #used()} sums them all. */
+    public static ServerCpu ofGroups(Map<String, List<RedisServer>> nodes) {
+        Map<String, List<ProcessHandle>> groups = new LinkedHashMap<>();
+        nodes.forEach((name, servers) -> groups.put(name, servers.stream().map(ServerCpu::process).toList()));
+        return new ServerCpu(groups);
+    }
+
+    private static ProcessHandle process(RedisServer redis) {
         // redis-server rewrites its command line to its process title, "redis-server host:port".
         String address = ":" + redis.port();
         return ProcessHandle.current().descendants()
                 .filter(p -> commandLine(p).contains("redis-server") && commandLine(p).contains(address))
                 .findFirst()
-                .map(ServerCpu::new)
                 .orElseThrow(() -> new IllegalStateException("no redis-server child process serves port " + redis.port()));
     }
 
@@ -60,9 +74,22 @@ public final class ServerCpu {
                 .orElseThrow(() -> new IllegalStateException("the CPU time of this process cannot be read"));
     }
 
-    /** CPU time used so far, user and system. */
+    /** CPU time used so far, user and system, by every process. */
     public Duration used() {
-        return process.info().totalCpuDuration()
-                .orElseThrow(() -> new IllegalStateException("the CPU time of process " + process.pid() + " cannot be read"));
+        return usedByGroup().values().stream().reduce(Duration.ZERO, Duration::plus);
+    }
+
+    /** CPU time used so far by each group. */
+    public Map<String, Duration> usedByGroup() {
+        Map<String, Duration> used = new LinkedHashMap<>();
+        groups.forEach((name, processes) -> used.put(name, processes.stream().map(p -> p.info().totalCpuDuration()
+                .orElseThrow(() -> new IllegalStateException("the CPU time of process " + p.pid() + " cannot be read")))
+                .reduce(Duration.ZERO, Duration::plus)));
+        return used;
+    }
+
+    /** Whether the processes come in more than one group. */
+    public boolean grouped() {
+        return groups.size() > 1;
     }
 }

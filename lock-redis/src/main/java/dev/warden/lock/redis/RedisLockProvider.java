@@ -1,32 +1,46 @@
 package dev.warden.lock.redis;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.redis.internal.AddressMap;
 import dev.warden.lock.redis.internal.Endpoints;
 import dev.warden.lock.redis.internal.RedisDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
- * The {@code redis} backend, on Lettuce: one standalone Redis server, named by exactly one endpoint
- * {@code redis://[[user]:password@]host[:port][/database]} or {@code rediss://...} for TLS.
+ * The {@code redis} backend, on Lettuce, on one of three topologies named by the endpoints:
+ * <ul>
+ *   <li>one server: {@code redis://[[user]:password@]host[:port][/database]} ({@code rediss://} for TLS);</li>
+ *   <li>Sentinel: {@code redis-sentinel://[[user]:password@]s1[:26379],s2[:26379],.../<master name>}
+ *       ({@code rediss-sentinel://}): the primary the sentinels name, found again after a failover;</li>
+ *   <li>Cluster: {@code redis-cluster://[[user]:password@]n1[:6379],n2[:6379],...}, seed nodes
+ *       ({@code rediss-cluster://}): each lock's scripts run on the primary of its slot.</li>
+ * </ul>
  *
  * <p>Each lock uses three names that share the hash tag {@code {<namespace>:<name>}}, so a
  * script touches one Redis Cluster slot:
  * <ul>
  *   <li>{@code {<namespace>:<name>}:lock} — a string {@code <owner>:<token>} with the lease TTL;
  *       acquire sets it only when absent, renew and release compare it first;</li>
- *   <li>{@code {<namespace>:<name>}:fence} — the fencing counter, incremented by each grant in the
- *       same script and never expiring, so tokens never go back (unless the server loses data:
- *       replication is asynchronous and a restart without persistence starts again from 1);</li>
- *   <li>{@code {<namespace>:<name>}:released} — the pub/sub channel a release publishes on,
- *       waking waiters; a holder that expires instead wakes them by a backoff of its remaining TTL,
- *       at most one second.</li>
+ *   <li>{@code {<namespace>:<name>}:fence} — the last fencing token granted, never expiring; each
+ *       grant's token is the larger of the last + 1 and the server's clock in microseconds, so tokens
+ *       keep increasing across a failover that lost the last grants, or a restart that lost the fence
+ *       (as long as the new primary's clock is not behind the old one's by more than the outage);</li>
+ *   <li>{@code {<namespace>:<name>}:waiting} — set while a contender of another client waits, so a
+ *       release wakes it rather than hand the lock on within one client;</li>
+ *   <li>{@code {<namespace>:<name>}:released} — the channel a release publishes on (a sharded channel
+ *       on a Cluster), waking waiters; a holder that expires instead wakes them by a backoff of its
+ *       remaining TTL, at most one second.</li>
  * </ul>
  *
- * <p>It has no backend options. Cluster and Sentinel endpoints are refused until supported.
+ * <p>One backend option, {@code warden.lock.redis.address-map}
+ * ({@code announced-host:port=reachable-host:port,...}): where to connect for an address the
+ * sentinels or the cluster announce, for deployments behind NAT or port forwarding.
  */
 public final class RedisLockProvider implements LockProvider {
 
@@ -36,8 +50,15 @@ public final class RedisLockProvider implements LockProvider {
     }
 
     @Override
+    public Set<String> optionNames() {
+        return Set.of(AddressMap.OPTION);
+    }
+
+    @Override
     public List<String> validate(LockConfig config) {
-        return Endpoints.problems(config.endpoints());
+        List<String> problems = new ArrayList<>(Endpoints.problems(config.endpoints()));
+        problems.addAll(AddressMap.problems(config.option(AddressMap.OPTION).orElse(null)));
+        return problems;
     }
 
     /**

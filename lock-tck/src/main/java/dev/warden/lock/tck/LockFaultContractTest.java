@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Nested;
 
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -28,6 +29,27 @@ public abstract class LockFaultContractTest extends LockContractTest {
 
     /** The endpoints setting that reaches the same server through {@code 127.0.0.1:proxyPort}. */
     protected abstract String endpointsThrough(int proxyPort);
+
+    /**
+     * Every address a client of this backend connects to, each given its own port on the proxy that
+     * cuts one client off: by default the one {@link #serverAddress()}. A topology whose clients learn
+     * further addresses from the servers (a Sentinel's primary, a Cluster's nodes) lists them all.
+     */
+    protected List<InetSocketAddress> serverAddresses() {
+        return List.of(serverAddress());
+    }
+
+    /**
+     * The settings of a client whose traffic all passes through {@code proxy}: by default
+     * {@link #settings()} with {@link #endpointsThrough(int) endpointsThrough(proxy.port())}. A
+     * topology also maps the addresses its servers announce to the proxy's ports
+     * ({@link TcpProxy#portFor}).
+     */
+    protected Map<String, Object> settingsThrough(TcpProxy proxy) {
+        Map<String, Object> s = new LinkedHashMap<>(settings());
+        s.put("warden.lock.endpoints", endpointsThrough(proxy.port()));
+        return s;
+    }
 
     /** Endpoints where nothing answers. */
     protected abstract String unreachableEndpoints();
@@ -63,11 +85,8 @@ public abstract class LockFaultContractTest extends LockContractTest {
 
     /** Like {@link #clientBehindProxy()}, observed. */
     protected Proxied clientBehindProxy(LockObserver observer) {
-        InetSocketAddress target = serverAddress();
-        TcpProxy proxy = closeAfter(TcpProxy.start(target.getHostString(), target.getPort()));
-        Map<String, Object> s = new LinkedHashMap<>(settings());
-        s.put("warden.lock.endpoints", endpointsThrough(proxy.port()));
-        return new Proxied(client(s, observer), proxy);
+        TcpProxy proxy = closeAfter(TcpProxy.start(serverAddresses()));
+        return new Proxied(client(settingsThrough(proxy), observer), proxy);
     }
 
     /** A client and the proxy in front of it. */

@@ -64,4 +64,19 @@ class LockHistoryTest {
         observer.renewing("n", 1);
         assertThat(h.violations()).anyMatch(v -> v.startsWith("renewal"));
     }
+
+    @Test
+    @DisplayName("the token order alone: an overlap a failover allows is not reported, a regression is, losses are timed")
+    void tokenOrderOnly() {
+        LockHistory h = new LockHistory();
+        h.granted("n", 1, "a");
+        h.granted("n", 2, "b");
+        h.lost("n", 1, "a", Instant.now());
+        h.releasing("n", 2, "b");
+        assertThat(h.violations()).anyMatch(v -> v.startsWith("overlap"));
+        assertThat(h.tokenOrderViolations()).isEmpty();
+        assertThat(h.lossesDetected()).containsOnlyKeys(LockHistory.leaseKey("n", 1));
+        h.granted("n", 1, "c");
+        assertThat(h.tokenOrderViolations()).anyMatch(v -> v.contains("granted twice") || v.startsWith("token order"));
+    }
 }

@@ -19,10 +19,9 @@ import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.spi.RedisConnection;
 import dev.warden.quota.spi.RedisConnector;
 import dev.warden.quota.spi.ScriptRunner;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +40,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The service on Lettuce: connections from the {@link RedisConnector}, one auto-flushing connection
- * for single calls and script loads, and one manually flushed connection for batches, so a batch
- * leaves in one write.
+ * The service on Lettuce: connections from the {@link RedisConnector} (one server, Sentinel or
+ * Cluster), one auto-flushing connection for single calls and script loads, and one manually flushed
+ * connection for batches, so a batch leaves in one write (one per primary on a Cluster).
  *
  * <p>Thread-safe: the batch connection is guarded by {@code batchLock}; the rest is immutable or atomic.
  */
@@ -57,9 +56,8 @@ final class RedisQuotaService implements QuotaService {
     private final KeyLayout layout;
     private final RedisConnector connector;
     private final String endpoint;
-    private final StatefulRedisConnection<String, String> batchConnection;
-    private final RedisAsyncCommands<String, String> commands;
-    private final RedisAsyncCommands<String, String> batchCommands;
+    private final RedisConnection commands;
+    private final RedisConnection batchCommands;
     private final ReentrantLock batchLock = new ReentrantLock();
     private final ScriptRunner scripts;
     private final Executor completions;
@@ -69,22 +67,20 @@ final class RedisQuotaService implements QuotaService {
     private final long syncWaitNanos;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisQuotaService(QuotaConfig config, RedisConnector connector, StatefulRedisConnection<String, String> connection,
-                              StatefulRedisConnection<String, String> batchConnection, LockClient locks,
-                              QuotaListener listener) {
+    private RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
+                              RedisConnection batchConnection, LockClient locks, QuotaListener listener) {
         this.config = config;
         this.layout = config.layout();
         this.connector = connector;
         this.endpoint = connector.endpoint();
-        this.batchConnection = batchConnection;
-        this.commands = connection.async();
-        this.batchCommands = batchConnection.async();
-        this.scripts = new ScriptRunner(commands);
+        this.commands = connection;
+        this.batchCommands = batchConnection;
+        this.scripts = new ScriptRunner(connection, config.requestTimeout());
         this.completions = connector.executors();
         this.locks = locks;
         this.listener = listener;
         this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
-        // A call is at most EVALSHA, SCRIPT LOAD, EVALSHA, each bounded by the request timeout.
+        // A call sends a refused script again until the request timeout; the last try is bounded by it too.
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
     }
 
@@ -94,13 +90,11 @@ final class RedisQuotaService implements QuotaService {
         LockClient locks = null;
         try {
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-            StatefulRedisConnection<String, String> connection = connector.connectAsync()
-                    .get(left(deadline), TimeUnit.NANOSECONDS);
-            StatefulRedisConnection<String, String> batch = connector.connectAsync()
-                    .get(left(deadline), TimeUnit.NANOSECONDS);
+            RedisConnection connection = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
+            RedisConnection batch = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
             batch.setAutoFlushCommands(false);
-            connector.checkEvictionPolicy(connection.async().info("memory").get(left(deadline), TimeUnit.NANOSECONDS));
-            new ScriptRunner(connection.async()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
+            connector.checkEvictionPolicy(connection);
+            new ScriptRunner(connection, config.requestTimeout()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
             locks = createLocks(config);
             return new RedisQuotaService(config, connector, connection, batch, locks, listener);
         } catch (InterruptedException e) {
@@ -228,7 +222,7 @@ final class RedisQuotaService implements QuotaService {
             }
         } finally {
             // Flushed even when dispatch failed half-way, so nothing lingers into the next batch.
-            batchConnection.flushCommands();
+            batchCommands.flushCommands();
             batchLock.unlock();
         }
         List<Outcome> outcomes = new ArrayList<>(calls.size());
@@ -349,7 +343,7 @@ final class RedisQuotaService implements QuotaService {
 
     // ---- plumbing ----
 
-    private CompletableFuture<Outcome> deductCall(RedisAsyncCommands<String, String> via, String account, long amount,
+    private CompletableFuture<Outcome> deductCall(RedisConnection via, String account, long amount,
                                                   String requestId, Lease lease) {
         Ids.check(Field.ACCOUNT, account);
         Ids.check(Field.REQUEST, requestId);

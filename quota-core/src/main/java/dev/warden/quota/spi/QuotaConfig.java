@@ -78,9 +78,14 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
 
         String endpoint = own.get("endpoint");
         if (endpoint == null || endpoint.isEmpty()) {
-            problems.add(PREFIX + "endpoint is required, e.g. redis://127.0.0.1:6379");
-        } else if (!endpoint.startsWith("redis://") && !endpoint.startsWith("rediss://")) {
-            problems.add(PREFIX + "endpoint '" + endpoint + "' is not a redis:// or rediss:// URI");
+            problems.add(PREFIX + "endpoint is required, e.g. redis://127.0.0.1:6379, redis-sentinel://s1,s2/mymaster or"
+                    + " redis-cluster://n1,n2");
+        } else {
+            try {
+                RedisEndpoint.parse(endpoint);
+            } catch (IllegalArgumentException e) {
+                problems.add(PREFIX + "endpoint " + e.getMessage());
+            }
         }
         String namespace = own.getOrDefault("namespace", "");
         String nsProblem = namespaceProblem(namespace);

@@ -2,12 +2,17 @@ package dev.warden.quota.spi;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -30,10 +35,14 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The one place that builds Redis connections for the quota engine and the ledger: its own client
- * resources and options. Commands fail within the request timeout, and at once while disconnected,
- * rather than queue; Lettuce reconnects in the background at most {@link #MAX_RECONNECT_DELAY} apart.
- * Deductions from many threads queue on the I/O thread one write task each, so the channel flushes
- * once per batch of tasks rather than once per command.
+ * resources and options, on whichever deployment {@code warden.quota.endpoint} names
+ * ({@link RedisEndpoint}): one server, a primary found through Sentinels (asked again on every
+ * reconnect, so a failover is followed), or a Cluster (topology read from the seeds before the first
+ * connection, every primary connected up front, refreshed periodically and when redirections or
+ * reconnects suggest it changed). Commands fail within the request timeout, and at once while
+ * disconnected, rather than queue; Lettuce reconnects in the background at most
+ * {@link #MAX_RECONNECT_DELAY} apart. Deductions from many threads queue on the I/O thread one write
+ * task each, so the channel flushes once per batch of tasks rather than once per command.
  *
  * <p>Thread-safe. The list of connections is guarded by {@code this}.
  */
@@ -43,18 +52,19 @@ public final class RedisConnector implements AutoCloseable {
 
     /** The longest pause between reconnection attempts. */
     public static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+    /** How often a Cluster client reads the topology even when nothing suggests it changed. */
+    public static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
 
     private final QuotaConfig config;
-    private final RedisURI uri;
-    private final String endpoint;
+    private final RedisEndpoint endpoint;
     private final ClientResources resources;
-    private final RedisClient client;
-    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    private final AbstractRedisClient client;
+    private final List<RedisConnection> connections = new ArrayList<>();
+    private CompletableFuture<Void> topologyRead;
     private boolean closed;
 
-    private RedisConnector(QuotaConfig config, RedisURI uri, String endpoint, ClientResources resources, RedisClient client) {
+    private RedisConnector(QuotaConfig config, RedisEndpoint endpoint, ClientResources resources, AbstractRedisClient client) {
         this.config = config;
-        this.uri = uri;
         this.endpoint = endpoint;
         this.resources = resources;
         this.client = client;
@@ -63,19 +73,20 @@ public final class RedisConnector implements AutoCloseable {
     /**
      * Builds the client; connects nothing yet.
      *
-     * @throws QuotaException {@link Reason#CONFIGURATION} when the endpoint is not a Redis URI
+     * @throws QuotaException {@link Reason#CONFIGURATION} when the endpoint is not one of the forms
      */
     public static RedisConnector create(QuotaConfig config) {
-        RedisURI uri;
+        RedisEndpoint endpoint;
         try {
-            uri = RedisURI.create(config.endpoint());
-        } catch (RuntimeException e) {
+            endpoint = RedisEndpoint.parse(config.endpoint());
+        } catch (IllegalArgumentException e) {
             throw new QuotaException(Reason.CONFIGURATION, "invalid quota configuration: " + QuotaConfig.PREFIX
-                    + "endpoint is not a Redis URI: " + e.getMessage(), e);
+                    + "endpoint " + e.getMessage(), e);
         }
-        uri.setTimeout(config.connectTimeout());
-        String endpoint = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort()
-                + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
+        for (RedisURI uri : endpoint.uris()) {
+            // Bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.
+            uri.setTimeout(config.connectTimeout());
+        }
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
                 .nettyCustomizer(new NettyCustomizer() {
@@ -86,23 +97,51 @@ public final class RedisConnector implements AutoCloseable {
                     }
                 })
                 .build();
-        RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(config.requestTimeout()))
-                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
-                .build());
-        return new RedisConnector(config, uri, endpoint, resources, client);
+        SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.requestTimeout());
+        AbstractRedisClient client;
+        if (endpoint.kind() == RedisEndpoint.Kind.CLUSTER) {
+            RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                            .enableAllAdaptiveRefreshTriggers()
+                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                            .refreshTriggersReconnectAttempts(3)
+                            .dynamicRefreshSources(true)
+                            .closeStaleConnections(true)
+                            .build())
+                    .build());
+            client = cluster;
+        } else {
+            RedisClient single = RedisClient.create(resources);
+            single.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .build());
+            client = single;
+        }
+        return new RedisConnector(config, endpoint, resources, client);
     }
 
     public QuotaConfig config() {
         return config;
     }
 
-    /** {@code redis://host:port[/db]}, without credentials, for messages. */
+    /** {@code redis://host:port[/db]}, {@code redis-sentinel://...} or {@code redis-cluster://...}, without credentials, for messages. */
     public String endpoint() {
-        return endpoint;
+        return endpoint.toString();
+    }
+
+    /** Whether the endpoint is a Cluster: commands on several partitions' keys go out one per partition. */
+    public boolean isCluster() {
+        return endpoint.kind() == RedisEndpoint.Kind.CLUSTER;
     }
 
     /** Threads that are not Netty I/O threads, to complete callers' futures on. */
@@ -111,21 +150,54 @@ public final class RedisConnector implements AutoCloseable {
     }
 
     /** A new connection, closed with this connector. */
-    public CompletableFuture<StatefulRedisConnection<String, String>> connectAsync() {
+    public CompletableFuture<RedisConnection> connectAsync() {
+        CompletableFuture<RedisConnection> connecting;
         try {
-            return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture().thenApply(c -> {
-                synchronized (this) {
-                    if (closed) {
-                        c.closeAsync();
-                        throw new QuotaException(Reason.CLOSED, "the Redis connector for " + endpoint + " is closed");
-                    }
-                    connections.add(c);
-                }
-                return c;
-            });
+            if (client instanceof RedisClusterClient cluster) {
+                connecting = readTopology(cluster).thenCompose(v -> cluster.connectAsync(StringCodec.UTF8))
+                        .thenCompose(RedisConnector::toEveryPrimary).thenApply(RedisConnection::new);
+            } else {
+                connecting = ((RedisClient) client).connectAsync(StringCodec.UTF8, endpoint.uris().get(0)).toCompletableFuture()
+                        .thenApply(RedisConnection::new);
+            }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return connecting.thenApply(c -> {
+            synchronized (this) {
+                if (closed) {
+                    c.closeAsync();
+                    throw new QuotaException(Reason.CLOSED, "the Redis connector for " + endpoint + " is closed");
+                }
+                connections.add(c);
+            }
+            return c;
+        });
+    }
+
+    /** The Cluster's topology, read once from the seeds before the first connection. */
+    private synchronized CompletableFuture<Void> readTopology(RedisClusterClient cluster) {
+        if (topologyRead == null || topologyRead.isCompletedExceptionally()) {
+            topologyRead = cluster.refreshPartitionsAsync().toCompletableFuture();
+        }
+        return topologyRead;
+    }
+
+    /**
+     * Connects to every primary now rather than at its first command (which Lettuce rejects while
+     * connecting): by address, as commands routed by slot reach it, and by node id, as a cluster-wide
+     * SCAN and {@link RedisConnection#primaries()} do.
+     */
+    private static CompletableFuture<StatefulRedisClusterConnection<String, String>> toEveryPrimary(
+            StatefulRedisClusterConnection<String, String> connection) {
+        List<CompletableFuture<?>> nodes = new ArrayList<>();
+        for (RedisClusterNode n : connection.getPartitions()) {
+            if (n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()) {
+                nodes.add(connection.getConnectionAsync(n.getUri().getHost(), n.getUri().getPort()));
+                nodes.add(connection.getConnectionAsync(n.getNodeId()));
+            }
+        }
+        return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new)).thenApply(v -> connection);
     }
 
     /**
@@ -133,7 +205,7 @@ public final class RedisConnector implements AutoCloseable {
      *
      * @throws QuotaException {@link Reason#UNAVAILABLE} when Redis cannot be reached
      */
-    public StatefulRedisConnection<String, String> connect() {
+    public RedisConnection connect() {
         try {
             return connectAsync().get(config.connectTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -148,6 +220,17 @@ public final class RedisConnector implements AutoCloseable {
             }
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + ": "
                     + cause.getMessage(), cause);
+        }
+    }
+
+    /**
+     * {@link #checkEvictionPolicy(String)} on every primary ({@code INFO memory} of each).
+     *
+     * @throws QuotaException {@link Reason#CONFIGURATION} naming the setting
+     */
+    public void checkEvictionPolicy(RedisConnection connection) {
+        for (var primary : connection.primaries()) {
+            checkEvictionPolicy(primary.sync().info("memory"));
         }
     }
 
@@ -192,7 +275,7 @@ public final class RedisConnector implements AutoCloseable {
     /** Closes every connection, the client and its threads. Idempotent. */
     @Override
     public void close() {
-        List<StatefulRedisConnection<String, String>> open;
+        List<RedisConnection> open;
         synchronized (this) {
             if (closed) {
                 return;
@@ -201,7 +284,7 @@ public final class RedisConnector implements AutoCloseable {
             open = new ArrayList<>(connections);
             connections.clear();
         }
-        for (StatefulRedisConnection<String, String> c : open) {
+        for (RedisConnection c : open) {
             try {
                 c.close();
             } catch (RuntimeException e) {

@@ -102,8 +102,9 @@ public final class LedgerCli implements Callable<Integer> {
 
     /** The Redis options. */
     static final class Redis {
-        @Option(names = "--redis", description = "redis://host:port[/db] of the quota engine (or warden.quota.endpoint"
-                + " in --settings, -Dwarden.quota.endpoint or WARDEN_QUOTA_ENDPOINT)")
+        @Option(names = "--redis", description = "the quota engine's Redis: redis://host:port[/db],"
+                + " redis-sentinel://s1:26379,s2:26379/<master name> or redis-cluster://n1:6379,n2:6379 (or"
+                + " warden.quota.endpoint in --settings, -Dwarden.quota.endpoint or WARDEN_QUOTA_ENDPOINT)")
         String endpoint;
 
         @Option(names = "--namespace", description = "the quota engine's namespace (warden.quota.namespace; default none)")

@@ -10,9 +10,8 @@ import dev.warden.quota.spi.RedisConnector;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +46,8 @@ import java.util.function.Consumer;
  * from the database: in bounded memory, and only within its namespace.
  *
  * <p><b>Check.</b> Two passes, each in pages of {@value #PAGE} accounts: the database's accounts in
- * key order (keyset paging), then Redis's account keys of this namespace ({@code SCAN MATCH}) that the
- * database lacks. Each page is split by partition and each part compared by {@link AccountComparison}:
+ * key order (keyset paging), then Redis's account keys of this namespace ({@code SCAN MATCH}, on every
+ * primary of a Cluster in turn) that the database lacks. Each page is split by partition and each part compared by {@link AccountComparison}:
  * the Redis balance against the database's plus the changes of the account's journal entries not yet
  * persisted (read once per partition per run, from where the consumer group's unacknowledged entries
  * begin). Memory is a page, the journal's unpersisted tail and the first {@value #MAX_REPORTED} drifts
@@ -81,7 +80,7 @@ public final class Reconciler implements AutoCloseable {
     private final DataSource dataSource;
     private final RedisConnector connector;
     private final JournalStreams streams;
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final AccountComparison comparison;
     private final long waitMillis;
 
@@ -210,7 +209,8 @@ public final class Reconciler implements AutoCloseable {
                 if (cursor.isFinished()) {
                     break;
                 }
-                cursor = redis.scan(ScanCursor.of(cursor.getCursor()), args);
+                // The cursor itself, not its number: on a Cluster it also says which primary the scan is on.
+                cursor = redis.scan(cursor, args);
             }
             return run;
         } catch (RedisException e) {

@@ -65,8 +65,13 @@ final class Support {
     }
 
     static Map<String, Object> settings(RedisServer redis) {
+        return settings(redis.uri());
+    }
+
+    /** The settings for any endpoint form (a Sentinel or Cluster URI too). */
+    static Map<String, Object> settings(String endpoint) {
         Map<String, Object> s = new HashMap<>();
-        s.put("warden.quota.endpoint", redis.uri());
+        s.put("warden.quota.endpoint", endpoint);
         s.put("warden.quota.request-timeout", "3s");
         s.put("warden.quota.connect-timeout", "10s"); // a cold JVM on a loaded machine: class loading, not the network
         // The consumers' partition locks (Redis on the quota endpoint by default): short, so a dead
@@ -76,7 +81,11 @@ final class Support {
     }
 
     static LedgerConsumer.Builder consumer(RedisServer redis, DataSource ds, String name) {
-        return LedgerConsumer.builder(settings(redis), ds).consumerName(name).batchSize(50)
+        return consumer(redis.uri(), ds, name);
+    }
+
+    static LedgerConsumer.Builder consumer(String endpoint, DataSource ds, String name) {
+        return LedgerConsumer.builder(settings(endpoint), ds).consumerName(name).batchSize(50)
                 .blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
                 .rebalanceInterval(Duration.ofMillis(300))
                 .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(500)).lagInterval(Duration.ofMillis(500));

@@ -13,7 +13,10 @@ import java.util.stream.Stream;
 
 /**
  * A {@code redis-server} child process on a loopback port, with its own temporary directory that
- * survives {@link #kill()} and {@link #restart()} so an append-only file is replayed.
+ * survives {@link #kill()} and {@link #restart()} so an append-only file (and a cluster node's
+ * {@code nodes.conf}, a sentinel's rewritten configuration) is found again. It runs as a plain server,
+ * a Redis Cluster node (its bus port, +10000, free too) or a Sentinel ({@code redis-server
+ * sentinel.conf --sentinel}).
  */
 public final class RedisProcess implements RedisNode {
 
@@ -30,21 +33,47 @@ public final class RedisProcess implements RedisNode {
     private final ServerProcess server;
     private boolean stopped;
 
-    private RedisProcess(Path binary, Path dir, int port, Map<String, String> config) {
+    /** What the process runs as. */
+    public enum Role {
+        /** A plain server (or a Sentinel's data node). */
+        SERVER,
+        /** A Redis Cluster node: its cluster bus port (+10000) must be free too. */
+        CLUSTER_NODE,
+        /** A Sentinel: {@code config} becomes {@code sentinel <name> <value>} lines of its configuration file. */
+        SENTINEL
+    }
+
+    private RedisProcess(Path binary, Path dir, int port, Role role, Map<String, String> config) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
         this.server = new ServerProcess(dir, this::label, ServerProcess.Reach.PROCESS);
-        List<String> cmd = new ArrayList<>(List.of(binary.toString(),
+        List<String> cmd = new ArrayList<>(List.of(binary.toString()));
+        if (role == Role.SENTINEL) {
+            // Sentinel needs a configuration file it can rewrite; it survives restarts in the directory.
+            Path file = dir.resolve("sentinel.conf");
+            StringBuilder text = new StringBuilder();
+            config.forEach((name, value) -> text.append("sentinel ").append(name).append(' ').append(value).append('\n'));
+            try {
+                Files.writeString(file, text.toString());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot write " + file, e);
+            }
+            cmd.add(file.toString());
+            cmd.add("--sentinel");
+        }
+        cmd.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
                 "--daemonize", "no",
                 "--dir", dir.toString(),
                 "--logfile", log().toString()));
-        config.forEach((name, value) -> {
-            cmd.add("--" + name);
-            cmd.add(value);
-        });
+        if (role != Role.SENTINEL) {
+            config.forEach((name, value) -> {
+                cmd.add("--" + name);
+                cmd.add(value);
+            });
+        }
         this.command = List.copyOf(cmd);
     }
 
@@ -75,13 +104,43 @@ public final class RedisProcess implements RedisNode {
     }
 
     /**
+     * {@code redis-cli}: named by {@code WARDEN_REDIS_CLI}, else beside {@code redisServer}, else on
+     * {@code PATH}.
+     */
+    public static Optional<Path> findCli(Path redisServer, Function<String, String> env) {
+        String explicit = env.apply("WARDEN_REDIS_CLI");
+        if (explicit != null && !explicit.isBlank()) {
+            return Optional.of(Path.of(explicit));
+        }
+        Path beside = redisServer.resolveSibling("redis-cli");
+        if (Files.isRegularFile(beside) && Files.isExecutable(beside)) {
+            return Optional.of(beside);
+        }
+        String searchPath = env.apply("PATH");
+        if (searchPath == null) {
+            return Optional.empty();
+        }
+        return Stream.of(searchPath.split(File.pathSeparator))
+                .filter(entry -> !entry.isEmpty())
+                .map(entry -> Path.of(entry, "redis-cli"))
+                .filter(candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate))
+                .findFirst();
+    }
+
+    /**
      * Starts {@code binary} on a free port with {@code config} as command-line options and waits
      * until it answers PONG. Retries on another port if the chosen one was taken meanwhile.
      */
     public static RedisProcess launch(Path binary, Map<String, String> config) {
+        return launch(binary, Role.SERVER, config);
+    }
+
+    /** {@link #launch(Path, Map)} as a plain server, a cluster node or a sentinel. */
+    public static RedisProcess launch(Path binary, Role role, Map<String, String> config) {
         for (int attempt = 1; ; attempt++) {
+            int port = role == Role.CLUSTER_NODE ? FreePorts.findWithClusterBus() : FreePorts.find();
             RedisProcess redis = new RedisProcess(binary,
-                    ServerProcess.createTempDir(null, "warden-redis-", "redis-server"), FreePorts.find(), config);
+                    ServerProcess.createTempDir(null, "warden-redis-", "redis-server"), port, role, config);
             try {
                 redis.startAndAwait();
                 return redis;

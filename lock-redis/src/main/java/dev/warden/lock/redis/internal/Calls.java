@@ -2,6 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -15,32 +16,60 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Bounds what the driver hands to lock-api. A call may take several commands (subscribe then
- * acquire; NOSCRIPT, load, retry), each bounded by Lettuce, so the whole is bounded again by the
- * request timeout, on Lettuce's hashed-wheel timer: arming and cancelling it wakes no thread, which
- * matters when every lock operation arms one. Results complete on the thread that received the
- * reply, where lock-api's non-blocking continuations run (its asynchronous callers' continuations
- * hop to Warden's callback threads). Errors become {@link LockException}s that name the endpoint.
+ * acquire; EVALSHA, then EVAL after NOSCRIPT; retries), each bounded by Lettuce, so the whole is
+ * bounded again by the request timeout, on Lettuce's hashed-wheel timer: arming and cancelling it
+ * wakes no thread, which matters when every lock operation arms one. A script the server refused
+ * before it ran (a missing script, a slot being migrated, a cluster or replica not ready, a node
+ * still loading, a primary just demoted) is sent again after a short backoff until the deadline, so a
+ * failover, a resharding or a storm of SCRIPT FLUSH costs time, not the call. Results complete on the
+ * thread that received the reply, where lock-api's non-blocking continuations run (its asynchronous
+ * callers' continuations hop to Warden's callback threads). Errors become {@link LockException}s that
+ * name the endpoint; a missing script or a refusal is {@code UNAVAILABLE}, never {@code PROTOCOL}.
+ *
+ * <p>Concurrency: immutable; each call's state lives in its own futures.
  */
 final class Calls {
 
     /** Server errors that mean "not now" rather than "this cannot work". */
     private static final Set<String> TRANSIENT = Set.of("OOM", "LOADING", "BUSY", "READONLY", "MASTERDOWN",
-            "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS");
+            "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT", "MOVED", "ASK");
+
+    /**
+     * Server errors a script gets before any of its writes, so sending it again cannot apply it twice:
+     * the script was missing, its slot is migrating, the cluster or the node is not ready, the node is
+     * a replica now (a script's first write fails there, and no lock script writes before it checks).
+     */
+    private static final Set<String> REFUSED = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN",
+            "READONLY", "BUSY");
+    private static final long FIRST_RETRY_MILLIS = 5;
+    private static final long MAX_RETRY_MILLIS = 100;
+
+    /** How Lettuce rejects a command it did not send because the connection is not (yet) up. */
+    private static final String NOT_SENT = "Currently not connected";
 
     private final EventExecutorGroup executors;
     private final Timer timer;
     private final Duration timeout;
     private final String endpoint;
+    private final boolean retryUnsent;
 
-    Calls(EventExecutorGroup executors, Timer timer, Duration timeout, String endpoint) {
+    /**
+     * @param retryUnsent also send again a command rejected unsent while its connection was being made:
+     *        a Cluster client connects to a node when the first command for its slots comes, and to a
+     *        promoted replica after a failover; one server's client fails such calls at once instead
+     */
+    Calls(EventExecutorGroup executors, Timer timer, Duration timeout, String endpoint, boolean retryUnsent) {
         this.executors = executors;
         this.timer = timer;
         this.timeout = timeout;
         this.endpoint = endpoint;
+        this.retryUnsent = retryUnsent;
     }
 
     <T> CompletableFuture<T> bounded(String what, CompletionStage<T> call) {
@@ -66,6 +95,73 @@ final class Calls {
             }
         });
         return result;
+    }
+
+    /**
+     * Runs {@code call}, and runs it again while the server refuses it before it ran (see
+     * {@link #REFUSED}), with a doubling backoff from 5 ms to 100 ms, until the request timeout.
+     *
+     * @param late told of a result that arrived after the deadline had already failed the call
+     */
+    <T> CompletableFuture<T> retrying(String what, Supplier<CompletableFuture<T>> call, Consumer<T> late) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        AtomicReference<Throwable> refusal = new AtomicReference<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Timeout expiry = arm(() -> {
+            Throwable last = refusal.get();
+            result.completeExceptionally(new LockException(LockException.Reason.UNAVAILABLE, "Redis at " + endpoint
+                    + " did not answer " + what + " within " + timeout.toMillis() + " ms"
+                    + (last == null ? "" : "; it kept refusing: " + unwrap(last).getMessage()), last));
+        });
+        attempt(what, call, late, result, refusal, deadline, FIRST_RETRY_MILLIS, expiry);
+        return result;
+    }
+
+    private <T> void attempt(String what, Supplier<CompletableFuture<T>> call, Consumer<T> late, CompletableFuture<T> result,
+                             AtomicReference<Throwable> refusal, long deadline, long backoffMillis, Timeout expiry) {
+        call.get().whenComplete((value, error) -> {
+            if (error == null) {
+                cancel(expiry);
+                if (!result.complete(value)) {
+                    late.accept(value);
+                }
+                return;
+            }
+            long left = deadline - System.nanoTime();
+            if (refused(error) && !result.isDone() && left > TimeUnit.MILLISECONDS.toNanos(backoffMillis)) {
+                refusal.set(error);
+                Timeout again = arm(() -> attempt(what, call, late, result, refusal, deadline,
+                        Math.min(2 * backoffMillis, MAX_RETRY_MILLIS), expiry), TimeUnit.MILLISECONDS.toNanos(backoffMillis));
+                if (again != null) {
+                    return;
+                }
+            }
+            cancel(expiry);
+            result.completeExceptionally(translate(what, error));
+        });
+    }
+
+    private boolean refused(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof RedisCommandExecutionException e) {
+            return REFUSED.contains(code(e));
+        }
+        return retryUnsent && cause instanceof RedisException && cause.getMessage() != null
+                && cause.getMessage().startsWith(NOT_SENT);
+    }
+
+    private static void cancel(Timeout t) {
+        if (t != null) {
+            t.cancel();
+        }
+    }
+
+    private Timeout arm(Runnable expire, long delayNanos) {
+        try {
+            return timer.newTimeout(t -> expire.run(), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException stopped) {
+            return null;
+        }
     }
 
     private Timeout arm(Runnable expire) {

@@ -63,9 +63,8 @@ final class RedisAttempt implements LockAttempt {
             }
             releasedSincePoll = false;
         }
-        CompletableFuture<Optional<Grant>> polled = driver.scripts().acquire(keys, owner, ttlMillis)
-                .thenApply(this::granted);
-        return driver.calls().bounded("the acquire script for lock '" + name + "'", polled,
+        return driver.calls().retrying("the acquire script for lock '" + name + "'",
+                () -> driver.scripts().acquire(keys, owner, ttlMillis).thenApply(this::granted),
                 late -> late.ifPresent(driver::releaseQuietly));
     }
 

@@ -6,20 +6,9 @@ import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,97 +21,88 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import reactor.core.Disposable;
+
 /**
- * The Redis driver: one Lettuce client with its own resources (threads, timer), one command
- * connection and one pub/sub connection for release messages. Commands fail within the request
- * timeout and fail at once while disconnected rather than queue, so lock-api hears of an outage
- * instead of waiting on it; Lettuce reconnects in the background, at most {@link #MAX_RECONNECT_DELAY}
- * apart, and resubscribes.
+ * The Redis driver: one Lettuce client with its own resources (threads, timer), one connection for
+ * scripts and one pub/sub connection for release messages, on one server, a Sentinel-found primary or
+ * a Cluster ({@link Connections}). Commands fail within the request timeout and fail at once while
+ * disconnected rather than queue, so lock-api hears of an outage instead of waiting on it; Lettuce
+ * reconnects in the background, at most {@link Connections#MAX_RECONNECT_DELAY} apart, and
+ * resubscribes; on a Cluster the driver also subscribes again wherever a topology change moved a slot.
  *
- * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts' digests);
+ * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
 public final class RedisDriver implements HandOffDriver {
 
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
 
-    /** Lettuce's default backoff grows to 30 s; a lock client should notice a restarted server sooner. */
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
 
     private final String namespace;
     private final String endpoint;
-    private final ClientResources resources;
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
+    private final Connections connections;
     private final Scripts scripts;
     private final Subscriptions subscriptions;
     private final Calls calls;
+    private final Disposable topologyWatch;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisDriver(LockConfig config, String endpoint, ClientResources resources, RedisClient client,
-                        StatefulRedisConnection<String, String> connection,
-                        StatefulRedisPubSubConnection<String, String> pubSub, Scripts scripts) {
+    private RedisDriver(LockConfig config, Topology topology, Connections connections, Scripts scripts) {
         this.namespace = config.namespace();
-        this.endpoint = endpoint;
-        this.resources = resources;
-        this.client = client;
-        this.connection = connection;
+        this.endpoint = topology.describe();
+        this.connections = connections;
         this.scripts = scripts;
-        this.subscriptions = new Subscriptions(pubSub);
-        this.calls = new Calls(resources.eventExecutorGroup(), resources.timer(), config.requestTimeout(), endpoint);
+        this.calls = new Calls(connections.resources().eventExecutorGroup(), connections.resources().timer(),
+                config.requestTimeout(), endpoint, topology instanceof Topology.Cluster);
+        this.subscriptions = new Subscriptions(connections.pubSub(), topology.channels(), calls);
+        // A Cluster's sharded subscriptions live on the node of their slot: after a failover or a
+        // resharding, subscribe again where the slot is now (until then waiters fall back on backoff).
+        this.topologyWatch = topology instanceof Topology.Cluster
+                ? connections.resources().eventBus().get().filter(ClusterTopologyChangedEvent.class::isInstance)
+                        .subscribe(e -> subscriptions.resubscribeAll(), e -> log.debug("topology events ended", e))
+                : null;
     }
 
     /**
-     * Connects both connections and loads the scripts, all within the connect timeout.
+     * Connects both connections (through the sentinels, or the cluster's seeds, as configured) and,
+     * except on a Cluster (whose nodes load a script on its first NOSCRIPT), loads the scripts, all
+     * within the connect timeout.
      *
      * @throws LockException {@code UNAVAILABLE}, naming the endpoint, when that fails; nothing is
      *         left running
      */
     public static RedisDriver open(LockConfig config) {
-        RedisURI uri = Endpoints.parse(config.endpoints().get(0));
-        // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT).
-        uri.setTimeout(config.connectTimeout());
-        String endpoint = Endpoints.describe(uri);
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-                .nettyCustomizer(new NettyCustomizer() {
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        // Commands from many threads queue on the I/O thread one write task each;
-                        // flush once per batch of tasks rather than once per command.
-                        channel.pipeline().addFirst(new FlushConsolidationHandler(
-                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-                    }
-                })
-                .build();
-        RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(config.requestTimeout()))
-                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).build())
-                .build());
-        CompletableFuture<StatefulRedisConnection<String, String>> connecting =
-                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectingPubSub =
-                client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        Topology topology = Endpoints.topology(config.endpoints());
+        String endpoint = topology.describe();
+        ClientResources resources = Connections.resources(AddressMap.parse(
+                config.option(AddressMap.OPTION).orElse(null), new java.util.ArrayList<>()));
+        Connections.Opening opening;
+        try {
+            opening = Connections.open(topology, resources, config.connectTimeout(), config.requestTimeout());
+        } catch (RuntimeException e) {
+            shutdownResources(resources);
+            throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
+                    + ": " + e.getMessage(), e);
+        }
         try {
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-            StatefulRedisConnection<String, String> connection = connecting.get(left(deadline), TimeUnit.NANOSECONDS);
-            StatefulRedisPubSubConnection<String, String> pubSub = connectingPubSub.get(left(deadline), TimeUnit.NANOSECONDS);
-            Scripts scripts = new Scripts(connection.async());
-            scripts.loadAll().get(left(deadline), TimeUnit.NANOSECONDS);
-            return new RedisDriver(config, endpoint, resources, client, connection, pubSub, scripts);
+            Connections connections = opening.await(deadline);
+            Scripts scripts = new Scripts(connections.scripting(), topology.channels());
+            if (!(topology instanceof Topology.Cluster)) {
+                scripts.loadAll().get(left(deadline), TimeUnit.NANOSECONDS);
+            }
+            return new RedisDriver(config, topology, connections, scripts);
         } catch (InterruptedException e) {
-            shutdown(client, resources);
+            shutdown(opening.client(), resources);
             throw LockException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
         } catch (TimeoutException e) {
-            shutdown(client, resources);
+            shutdown(opening.client(), resources);
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
                     + " within " + config.connectTimeout().toMillis() + " ms", e);
-        } catch (ExecutionException | RuntimeException e) {
-            shutdown(client, resources);
+        } catch (Exception e) {
+            shutdown(opening.client(), resources);
             Throwable cause = Calls.unwrap(e);
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
                     + ": " + cause.getMessage(), cause);
@@ -140,16 +120,16 @@ public final class RedisDriver implements HandOffDriver {
         RedisGrant g = RedisGrant.of(grant);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
-        return calls.bounded("the renew script for " + g.keys().lock(),
-                scripts.renew(g.keys(), g.value(), ttlMillis).thenApply(RedisDriver::isOne));
+        return calls.retrying("the renew script for " + g.keys().lock(),
+                () -> scripts.renew(g.keys(), g.value(), ttlMillis).thenApply(RedisDriver::isOne), late -> { });
     }
 
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
         RedisGrant g = RedisGrant.of(grant);
         checkOpen();
-        return calls.bounded("the release script for " + g.keys().lock(),
-                scripts.release(g.keys(), g.value()).thenApply(RedisDriver::isOne));
+        return calls.retrying("the release script for " + g.keys().lock(),
+                () -> scripts.release(g.keys(), g.value()).thenApply(RedisDriver::isOne), late -> { });
     }
 
     @Override
@@ -157,8 +137,8 @@ public final class RedisDriver implements HandOffDriver {
         RedisGrant g = RedisGrant.of(grant);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
-        return calls.bounded("the hand-off script for " + g.keys().lock(),
-                scripts.handOff(g.keys(), g.value(), owner, ttlMillis).thenApply(reply -> handedOff(g, owner, reply)),
+        return calls.retrying("the hand-off script for " + g.keys().lock(),
+                () -> scripts.handOff(g.keys(), g.value(), owner, ttlMillis).thenApply(reply -> handedOff(g, owner, reply)),
                 late -> {
                     if (late instanceof HandOff.To to) {
                         releaseQuietly(to.next());
@@ -184,8 +164,11 @@ public final class RedisDriver implements HandOffDriver {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        if (topologyWatch != null) {
+            topologyWatch.dispose();
+        }
         subscriptions.close();
-        shutdown(client, resources);
+        shutdown(connections.client(), connections.resources());
     }
 
     boolean isClosed() {
@@ -245,13 +228,18 @@ public final class RedisDriver implements HandOffDriver {
         return Math.max(0, deadlineNanos - System.nanoTime());
     }
 
-    private static void shutdown(RedisClient client, ClientResources resources) {
+    private static void shutdown(AbstractRedisClient client, ClientResources resources) {
         long timeout = SHUTDOWN_TIMEOUT.toMillis();
         try {
             client.shutdown(0, timeout, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             log.debug("Redis client shutdown failed", e);
         }
+        shutdownResources(resources);
+    }
+
+    private static void shutdownResources(ClientResources resources) {
+        long timeout = SHUTDOWN_TIMEOUT.toMillis();
         try {
             if (!resources.shutdown(0, timeout, TimeUnit.MILLISECONDS).await(2 * timeout, TimeUnit.MILLISECONDS)) {
                 log.warn("Redis client threads did not stop within {} ms", 2 * timeout);

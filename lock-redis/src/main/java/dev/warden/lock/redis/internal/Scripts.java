@@ -2,25 +2,29 @@ package dev.warden.lock.redis.internal;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.EnumMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The lock scripts, loaded once with SCRIPT LOAD and run with EVALSHA so each call sends a
- * digest rather than the source. A NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover)
- * reloads the script and retries once.
+ * The lock scripts, run with EVALSHA so each call sends a digest rather than the source. A NOSCRIPT
+ * reply (after SCRIPT FLUSH, a restart, or a failover to a node that never loaded it) runs the same
+ * call as EVAL with the source, which the node then keeps: one more round trip, on the node that
+ * owns the keys, however often the cache is flushed. (What is refused before it runs is retried by
+ * {@link Calls} until the call's deadline.) On a Cluster, release messages go out with SPUBLISH, in
+ * the lock's own shard.
  *
- * <p>Concurrency: the sources are read only after construction; the digests map is concurrent, and a
- * reload racing another only loads the same script twice.
+ * <p>Concurrency: immutable after construction.
  */
 final class Scripts {
 
@@ -39,28 +43,47 @@ final class Scripts {
         }
     }
 
-    private final RedisAsyncCommands<String, String> commands;
-    private final Map<Script, String> sources = new EnumMap<>(Script.class);
-    private final Map<Script, String> digests = new ConcurrentHashMap<>();
-
-    Scripts(RedisAsyncCommands<String, String> commands) {
-        this.commands = commands;
-        for (Script script : Script.values()) {
-            sources.put(script, read(script.resource));
-        }
-    }
-
-    /** Loads every script; the driver waits for it while connecting. */
-    CompletableFuture<Void> loadAll() {
-        return CompletableFuture.allOf(sources.keySet().stream().map(this::load).toArray(CompletableFuture[]::new));
-    }
-
     /**
      * How long an acquire that found the lock held keeps hand-offs off: longer than the longest
      * wait between a waiter's polls ({@link RedisAttempt#MAX_BACKOFF_MILLIS}), so it stays set
      * for as long as anyone keeps waiting.
      */
     static final long WAITING_MARKER_MILLIS = 2 * RedisAttempt.MAX_BACKOFF_MILLIS + 500;
+
+    private static final Map<Script, String> SOURCES = new EnumMap<>(Script.class);
+    private static final Map<Script, String> DIGESTS = new EnumMap<>(Script.class);
+
+    static {
+        for (Script script : Script.values()) {
+            String source = read(script.resource);
+            SOURCES.put(script, source);
+            DIGESTS.put(script, sha1(source));
+        }
+    }
+
+    private final RedisScriptingAsyncCommands<String, String> commands;
+    private final String publish;
+
+    Scripts(RedisScriptingAsyncCommands<String, String> commands, Topology.Channels channels) {
+        this.commands = commands;
+        this.publish = channels.publish;
+    }
+
+    /** Loads every script (on every node of a Cluster); the driver waits for it while connecting. */
+    CompletableFuture<Void> loadAll() {
+        return CompletableFuture.allOf(SOURCES.values().stream().map(source -> {
+            try {
+                return commands.scriptLoad(source).toCompletableFuture();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }).toArray(CompletableFuture[]::new));
+    }
+
+    /** The SHA-1 digest EVALSHA names. */
+    static String digest(Script script) {
+        return DIGESTS.get(script);
+    }
 
     /** {@code {granted (1/0), token or holder's PTTL}}. */
     CompletableFuture<List<Object>> acquire(Keys keys, String owner, long ttlMillis) {
@@ -71,7 +94,7 @@ final class Scripts {
     /** {@code {1, token}} handed on, {@code {2, 0}} only released, {@code {0, 0}} no longer {@code value}. */
     CompletableFuture<List<Object>> handOff(Keys keys, String value, String nextOwner, long ttlMillis) {
         return run(Script.HAND_OFF, new String[] {keys.lock(), keys.fence(), keys.waiting()}, value, nextOwner,
-                Long.toString(ttlMillis), keys.channel());
+                Long.toString(ttlMillis), keys.channel(), publish);
     }
 
     /** 1 when extended, 0 when the lock no longer holds {@code value}. */
@@ -81,37 +104,23 @@ final class Scripts {
 
     /** 1 when deleted (and published), 0 when the lock no longer holds {@code value}. */
     CompletableFuture<Long> release(Keys keys, String value) {
-        return run(Script.RELEASE, new String[] {keys.lock()}, value, keys.channel());
+        return run(Script.RELEASE, new String[] {keys.lock()}, value, keys.channel(), publish);
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
-        String digest = digests.get(script);
-        CompletableFuture<T> first = digest == null ? load(script).thenCompose(d -> evalsha(script, d, keys, args))
-                : evalsha(script, digest, keys, args);
-        return first.exceptionallyCompose(error -> Calls.unwrap(error) instanceof RedisNoScriptException
-                ? load(script).thenCompose(d -> evalsha(script, d, keys, args))
-                : CompletableFuture.failedFuture(error));
+        return this.<T>call(script, true, keys, args).exceptionallyCompose(error ->
+                Calls.unwrap(error) instanceof RedisNoScriptException
+                        ? call(script, false, keys, args)
+                        : CompletableFuture.failedFuture(error));
     }
 
-    private <T> CompletableFuture<T> evalsha(Script script, String digest, String[] keys, String... args) {
+    private <T> CompletableFuture<T> call(Script script, boolean byDigest, String[] keys, String... args) {
         try {
-            return commands.<T>evalsha(digest, script.output, keys, args).toCompletableFuture();
+            return (byDigest ? commands.<T>evalsha(DIGESTS.get(script), script.output, keys, args)
+                    : commands.<T>eval(SOURCES.get(script), script.output, keys, args)).toCompletableFuture();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private CompletableFuture<String> load(Script script) {
-        CompletableFuture<String> loaded;
-        try {
-            loaded = commands.scriptLoad(sources.get(script)).toCompletableFuture();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return loaded.thenApply(digest -> {
-            digests.put(script, digest);
-            return digest;
-        });
     }
 
     private static String read(String resource) {
@@ -122,6 +131,14 @@ final class Scripts {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script resource " + resource, e);
+        }
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is not available", e);
         }
     }
 }

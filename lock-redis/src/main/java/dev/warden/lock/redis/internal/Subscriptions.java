@@ -15,12 +15,17 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Release channels on the driver's one pub/sub connection, counted by the attempts that listen,
+ * Release channels on the driver's one pub/sub connection — plain channels, or sharded ones on a
+ * Cluster (SSUBSCRIBE, routed to the node that owns the channel's slot) — counted by the attempts that listen,
  * so attempts on one name share a subscription and the last to leave unsubscribes. SUBSCRIBE and
  * UNSUBSCRIBE are sent while holding this object's lock, so they reach the server in the order the
  * counts changed and the server ends up subscribed exactly when someone listens. A channel the
  * server confirms or delivers that nobody listens to (a confirmation that came after its deadline,
  * Lettuce resubscribing after a reconnect what an unsent UNSUBSCRIBE left behind) is unsubscribed.
+ *
+ * <p>A sharded subscription lives on one node: when the server drops it (its slot moved away) or the
+ * driver sees the cluster's topology change (a failover), it is sent again, and lands where the slot
+ * is now; SSUBSCRIBE of a channel already subscribed is harmless.
  *
  * <p>Concurrency: {@code channels} and {@code closed} are guarded by {@code this}; listeners are told
  * outside it.
@@ -35,11 +40,16 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
     }
 
     private final StatefulRedisPubSubConnection<String, String> connection;
+    private final boolean sharded;
+    private final Calls calls;
     private final Map<String, Channel> channels = new HashMap<>();
     private boolean closed;
 
-    Subscriptions(StatefulRedisPubSubConnection<String, String> connection) {
+    /** @param calls bounds subscribing, and retries one refused or sent before its node's connection was up */
+    Subscriptions(StatefulRedisPubSubConnection<String, String> connection, Topology.Channels kind, Calls calls) {
         this.connection = connection;
+        this.sharded = kind == Topology.Channels.SHARDED;
+        this.calls = calls;
         connection.addListener(this);
     }
 
@@ -83,6 +93,38 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
         attempts.forEach(RedisAttempt::closed);
     }
 
+    /** Sends every listened channel's subscription again (after a topology change). */
+    synchronized void resubscribeAll() {
+        if (closed) {
+            return;
+        }
+        for (Map.Entry<String, Channel> e : channels.entrySet()) {
+            log.debug("subscribing to {} again after a topology change", e.getKey());
+            e.getValue().confirmed = send(Command.SUBSCRIBE, e.getKey());
+        }
+    }
+
+    @Override
+    public void smessage(String channel, String message) {
+        message(channel, message);
+    }
+
+    @Override
+    public void ssubscribed(String channel, long count) {
+        subscribed(channel, count);
+    }
+
+    /** The server dropped a sharded subscription (its slot moved): still listened to, it is sent again. */
+    @Override
+    public void sunsubscribed(String channel, long count) {
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            if (c != null && !closed) {
+                c.confirmed = send(Command.SUBSCRIBE, channel);
+            }
+        }
+    }
+
     @Override
     public void message(String channel, String message) {
         List<RedisAttempt> attempts;
@@ -116,13 +158,9 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     private CompletableFuture<Void> send(Command command, String channel) {
         boolean subscribe = command == Command.SUBSCRIBE;
-        CompletableFuture<Void> sent;
-        try {
-            sent = (subscribe ? connection.async().subscribe(channel) : connection.async().unsubscribe(channel))
-                    .toCompletableFuture();
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Void> sent = subscribe
+                ? calls.retrying("the subscription to " + channel, () -> sendOnce(true, channel), late -> { })
+                : sendOnce(false, channel);
         if (!subscribe) {
             sent.whenComplete((v, error) -> {
                 if (error != null) {
@@ -131,5 +169,15 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
             });
         }
         return sent;
+    }
+
+    private CompletableFuture<Void> sendOnce(boolean subscribe, String channel) {
+        try {
+            var async = connection.async();
+            return (sharded ? (subscribe ? async.ssubscribe(channel) : async.sunsubscribe(channel))
+                    : (subscribe ? async.subscribe(channel) : async.unsubscribe(channel))).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }

@@ -189,6 +189,50 @@ class RedisDriverTest {
     }
 
     @Test
+    void aStormOfScriptFlushesFailsNoCall() throws Exception {
+        long noScriptsBefore = errors("NOSCRIPT");
+        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread flusher = new Thread(() -> {
+            while (storming.get()) {
+                server().command("SCRIPT", "FLUSH");
+            }
+        });
+        flusher.start();
+        try {
+            for (int i = 0; i < 100; i++) {
+                RedisGrant grant = grant(driver.attempt(name, "owner-" + i), TTL);
+                assertThat(get(driver.renew(grant, TTL))).isTrue();
+                assertThat(get(driver.release(grant))).as("release %d", i).isTrue();
+            }
+        } finally {
+            storming.set(false);
+            flusher.join();
+        }
+        assertThat(errors("NOSCRIPT")).as("the storm made calls miss their scripts").isGreaterThan(noScriptsBefore);
+        assertThat(server().command("EXISTS", keys.lock())).isEqualTo(0L);
+    }
+
+    @Test
+    void aMissingScriptOrARefusalIsUnavailableNeverProtocol() {
+        Calls calls = driver.calls();
+        for (String reply : List.of("NOSCRIPT No matching script. Please use EVAL.", "TRYAGAIN Multiple keys request during rehashing of slot",
+                "CLUSTERDOWN The cluster is down", "READONLY You can't write against a read only replica.", "LOADING Redis is loading")) {
+            assertThat(calls.translate("a call", new io.lettuce.core.RedisCommandExecutionException(reply)).reason())
+                    .as(reply).isEqualTo(LockException.Reason.UNAVAILABLE);
+        }
+        assertThat(calls.translate("a call", new io.lettuce.core.RedisNoScriptException("NOSCRIPT No matching script")).reason())
+                .isEqualTo(LockException.Reason.UNAVAILABLE);
+        assertThat(calls.translate("a call", new io.lettuce.core.RedisCommandExecutionException("ERR syntax error")).reason())
+                .isEqualTo(LockException.Reason.PROTOCOL);
+    }
+
+    private long errors(String code) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("errorstat_" + code + ":count=([0-9]+)")
+                .matcher(String.valueOf(server().command("INFO", "errorstats")));
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    @Test
     void acquireWorksAfterTheServerRestarts() throws Exception {
         grant(driver.attempt(name, "alice"), TTL);
         server().restart();

@@ -2,6 +2,7 @@ package dev.warden.quota.ledger.internal;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.spi.RedisConnection;
 import dev.warden.quota.spi.ScriptRunner;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
@@ -13,8 +14,7 @@ import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import io.lettuce.core.models.stream.PendingMessage;
 
@@ -37,6 +37,12 @@ import java.util.concurrent.TimeoutException;
  * reconciliation and the backlog need ({@code XINFO GROUPS}, {@code XPENDING}, {@code XRANGE}). The
  * loop, the policy and the lifecycle live in the consumer and the reconciler.
  *
+ * <p>On a Cluster each partition's stream lives on the primary of its slot, and a command may name
+ * the keys of one slot only: new entries are read with one non-blocking {@code XREADGROUP} per
+ * stream, sent together (each to its node); when none has anything, one stream's read blocks for a
+ * share of the block time, taking the streams in turn, so an idle consumer neither spins nor leaves a
+ * partition unread for longer than the block time.
+ *
  * <p>Not thread-safe: one per thread (its connection blocks on reads).
  */
 public final class JournalStreams {
@@ -56,29 +62,32 @@ public final class JournalStreams {
         }
     }
 
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisCommands<String, String> redis;
+    private final RedisConnection connection;
+    private final RedisClusterCommands<String, String> redis;
     private final ScriptRunner scripts;
     private final String group;
     private final Consumer<String> me;
     private final long waitNanos;
+    /** Which stream an idle Cluster read blocks on next. */
+    private int turn;
+
+    private static final Duration MIN_BLOCK = Duration.ofMillis(10);
 
     /**
      * @param connection its own connection (reads block on it)
      * @param consumer   this consumer's name in the group (null for readers that never consume)
      * @param requestTimeout the deadline of a call; script waits allow a reload and a retry
      */
-    public JournalStreams(StatefulRedisConnection<String, String> connection, String group, String consumer,
-                          Duration requestTimeout) {
+    public JournalStreams(RedisConnection connection, String group, String consumer, Duration requestTimeout) {
         this.connection = connection;
         this.redis = connection.sync();
-        this.scripts = new ScriptRunner(connection.async());
+        this.scripts = new ScriptRunner(connection, requestTimeout);
         this.group = group;
         this.me = consumer == null ? null : Consumer.from(group, consumer);
         this.waitNanos = requestTimeout.multipliedBy(3).plusSeconds(1).toNanos();
     }
 
-    public RedisCommands<String, String> commands() {
+    public RedisClusterCommands<String, String> commands() {
         return redis;
     }
 
@@ -108,6 +117,9 @@ public final class JournalStreams {
 
     /** New entries of the given streams, at most {@code count} per stream, blocking up to {@code block}; by stream. */
     public Map<String, List<StreamMessage<String, String>>> readNew(List<String> streams, int count, Duration block) {
+        if (connection.isCluster() && streams.size() > 1) {
+            return readNewStreamByStream(streams, count, block);
+        }
         @SuppressWarnings("unchecked")
         StreamOffset<String>[] offsets = streams.stream().map(StreamOffset::lastConsumed).toArray(StreamOffset[]::new);
         List<StreamMessage<String, String>> messages = redis.xreadgroup(me,
@@ -117,6 +129,33 @@ public final class JournalStreams {
             for (StreamMessage<String, String> m : messages) {
                 byStream.computeIfAbsent(m.getStream(), k -> new ArrayList<>()).add(m);
             }
+        }
+        return byStream;
+    }
+
+    private Map<String, List<StreamMessage<String, String>>> readNewStreamByStream(List<String> streams, int count,
+                                                                                   Duration block) {
+        Map<String, java.util.concurrent.CompletableFuture<List<StreamMessage<String, String>>>> reads = new LinkedHashMap<>();
+        for (String stream : streams) {
+            reads.put(stream, connection.async().xreadgroup(me, XReadArgs.Builder.count(count),
+                    StreamOffset.lastConsumed(stream)).toCompletableFuture());
+        }
+        Map<String, List<StreamMessage<String, String>>> byStream = new LinkedHashMap<>();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<StreamMessage<String, String>>>> e : reads.entrySet()) {
+            List<StreamMessage<String, String>> messages = await(e.getValue(), "read new journal entries");
+            if (messages != null && !messages.isEmpty()) {
+                byStream.put(e.getKey(), messages);
+            }
+        }
+        if (!byStream.isEmpty()) {
+            return byStream;
+        }
+        String next = streams.get(Math.floorMod(turn++, streams.size()));
+        Duration share = block.dividedBy(streams.size());
+        List<StreamMessage<String, String>> waited = redis.xreadgroup(me, XReadArgs.Builder.count(count)
+                .block(share.compareTo(MIN_BLOCK) < 0 ? MIN_BLOCK : share), StreamOffset.lastConsumed(next));
+        if (waited != null && !waited.isEmpty()) {
+            byStream.put(next, waited);
         }
         return byStream;
     }

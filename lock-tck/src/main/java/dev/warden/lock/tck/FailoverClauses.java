@@ -1,0 +1,217 @@
+package dev.warden.lock.tck;
+
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.Lease;
+import dev.warden.lock.LockClient;
+import dev.warden.lock.LockException;
+import dev.warden.lock.tck.internal.Await;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The primary dies (SIGKILL) while three clients' workers contend on three locks, each grant
+ * writing to a fenced register per lock; the writes of the last moments before it dies may be lost
+ * where the backend's replication allows it. A fourth client holds two more locks through it: one
+ * taken before replication was held back, one after (whose grant the new primary may never see).
+ * Afterwards: no token went back (the history checker over every grant before and after), the first
+ * token after is higher than the highest before, no fenced register accepted a write from a holder
+ * whose successor had written or refused one from a holder nobody had succeeded, every lease that was
+ * lost was told so within one renewal interval of the new primary, and the lock taken before the
+ * cut is still held. The run prints its figures on one line starting {@code FAILOVER}.
+ */
+abstract class FailoverClauses {
+
+    private static final int CLIENTS = 3;
+    private static final int THREADS_PER_CLIENT = 2;
+    private static final int NAMES = 3;
+
+    private final LockFailoverContractTest kit;
+
+    FailoverClauses(LockFailoverContractTest kit) {
+        this.kit = kit;
+    }
+
+    /** One write to a fenced register, in the order the register saw them. */
+    private record Write(String name, long token, boolean accepted, long nanos) {
+    }
+
+    /** The registers and the log of their writes, under one monitor so the log's order is theirs. */
+    private static final class Registers {
+        private final Map<String, FencedRegister> byName = new HashMap<>();
+        private final List<Write> log = new ArrayList<>();
+
+        synchronized void write(String name, long token) {
+            boolean accepted = byName.computeIfAbsent(name, n -> new FencedRegister()).write(token, token);
+            log.add(new Write(name, token, accepted, System.nanoTime()));
+        }
+
+        synchronized List<Write> log() {
+            return List.copyOf(log);
+        }
+    }
+
+    @Test
+    @DisplayName("no token goes back, no superseded holder writes, and every lost lease is told within a renewal interval")
+    void failoverMidRun() throws Exception {
+        LockHistory history = new LockHistory();
+        List<LockClient> clients = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            clients.add(kit.observedClient(history.observer("client" + c)));
+        }
+        List<String> all = kit.namesOnOnePrimary(NAMES + 2);
+        List<String> names = all.subList(0, NAMES);
+        LockClient holder = kit.observedClient(history.observer("holder"));
+        Lease beforeCut = holder.lock(all.get(NAMES)).acquire();
+        Lease afterCut;
+        Registers registers = new Registers();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = kit.threads(CLIENTS * THREADS_PER_CLIENT);
+        List<Future<?>> work = new ArrayList<>();
+        for (int t = 0; t < CLIENTS * THREADS_PER_CLIENT; t++) {
+            LockClient client = clients.get(t % CLIENTS);
+            work.add(pool.submit(() -> contend(client, names, registers, stop)));
+        }
+        long killedAt;
+        long newPrimaryAt;
+        int grantsBeforeCut;
+        int grantsBeforeKill;
+        try {
+            Await.until(kit.slack().multipliedBy(5), "the run warms up", () -> history.grants() >= 30);
+            grantsBeforeCut = history.grants();
+            kit.holdBackReplication(kit.namespace(), all);
+            afterCut = holder.lock(all.get(NAMES + 1)).acquire();
+            Await.until(kit.slack().multipliedBy(5), "grants that only the dying primary records",
+                    () -> history.grants() >= grantsBeforeCut + 10);
+            grantsBeforeKill = history.grants();
+            killedAt = System.nanoTime();
+            kit.killPrimary(kit.namespace(), all);
+            kit.awaitNewPrimary(kit.namespace(), all);
+            newPrimaryAt = System.nanoTime();
+            int grantsAtNewPrimary = history.grants();
+            // Past the TTL of every lock the dead primary's last moments left behind, and then some grants.
+            long settled = newPrimaryAt + kit.ttl().plus(kit.renewInterval()).toNanos();
+            Await.until(kit.ttl().plus(kit.slack().multipliedBy(10)), "the run goes on on the new primary",
+                    () -> System.nanoTime() - settled > 0 && history.grants() >= grantsAtNewPrimary + 30);
+        } finally {
+            stop.set(true);
+        }
+        for (Future<?> f : work) {
+            f.get(1, TimeUnit.MINUTES);
+        }
+
+        List<LockHistory.Event> grants = history.events().stream().filter(e -> e.kind() == LockHistory.Kind.GRANT)
+                .sorted((a, b) -> Long.compare(a.nanos(), b.nanos())).toList();
+        long highestBefore = grants.stream().filter(g -> g.nanos() < killedAt).mapToLong(LockHistory.Event::token).max().orElseThrow();
+        long firstAfter = grants.stream().filter(g -> g.nanos() > newPrimaryAt).mapToLong(LockHistory.Event::token).min().orElseThrow();
+        List<Long> detectedAfterNewPrimary = new ArrayList<>();
+        history.lossesDetected().values().forEach(at -> detectedAfterNewPrimary.add(
+                TimeUnit.NANOSECONDS.toMillis(at - newPrimaryAt)));
+        detectedAfterNewPrimary.sort(Long::compare);
+        List<Write> writes = registers.log();
+        System.out.println("FAILOVER " + kit.getClass().getSimpleName() + ": new primary after "
+                + TimeUnit.NANOSECONDS.toMillis(newPrimaryAt - killedAt) + " ms; grants " + grantsBeforeCut + " before the cut, "
+                + (grantsBeforeKill - grantsBeforeCut) + " while cut, " + (grants.size() - grantsBeforeKill) + " after the kill; "
+                + "leases lost " + detectedAfterNewPrimary.size() + ", told at (ms after the new primary) " + detectedAfterNewPrimary
+                + "; highest token before " + highestBefore + ", first after " + firstAfter + "; fenced writes refused "
+                + writes.stream().filter(w -> !w.accepted()).count() + " of " + writes.size());
+
+        assertThat(history.tokenOrderViolations()).as("tokens in grant order, before and after the failover").isEmpty();
+        assertThat(firstAfter).as("the first token after the failover").isGreaterThan(highestBefore);
+        assertThat(fencingViolations(grants, writes)).as("the fenced registers").isEmpty();
+        Duration bound = kit.renewInterval().plus(kit.slack());
+        assertThat(detectedAfterNewPrimary).as("when each lost lease was told, after the new primary (ms)")
+                .allSatisfy(ms -> assertThat(ms).isLessThanOrEqualTo(bound.toMillis()));
+        assertThat(beforeCut.isValid()).as("the lock taken before replication was held back is still held").isTrue();
+        if (!afterCut.isValid()) {
+            assertThat(history.lossesDetected()).as("the lease taken while replication was held back, lost, was told")
+                    .containsKey(LockHistory.leaseKey(afterCut.name(), afterCut.fencingToken()));
+        }
+        System.out.println("FAILOVER " + kit.getClass().getSimpleName() + ": the lease taken before the cut "
+                + (beforeCut.isValid() ? "kept" : "lost") + ", the lease taken while cut " + (afterCut.isValid() ? "kept" : "lost"));
+        beforeCut.release();
+    }
+
+    /** Each worker: take a random lock, write its token, hold a moment, write again, release. */
+    private Void contend(LockClient client, List<String> names, Registers registers, AtomicBoolean stop) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stop.get()) {
+            String name = names.get(random.nextInt(names.size()));
+            DistributedLock lock = client.lock(name);
+            Optional<Lease> lease;
+            try {
+                lease = lock.tryAcquire(Duration.ofSeconds(1));
+            } catch (LockException e) {
+                continue; // the primary is gone: the loop rode it out until its wait ended
+            }
+            if (lease.isEmpty()) {
+                continue;
+            }
+            Lease held = lease.get();
+            try {
+                registers.write(name, held.fencingToken());
+                Thread.sleep(random.nextInt(5, 40)); // the work the lock guards
+                if (held.isValid()) {
+                    registers.write(name, held.fencingToken());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } finally {
+                try {
+                    held.release();
+                } catch (LockException e) {
+                    // not confirmed while the primary was away: the lock expires within its TTL
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Kleppmann's fencing, checked on the log: once a holder's successor (a later grant of the same
+     * lock) has written, no write of the holder is accepted; and a write is refused only when its
+     * holder has a successor already.
+     */
+    private static List<String> fencingViolations(List<LockHistory.Event> grantsInOrder, List<Write> writes) {
+        Map<String, TreeMap<Long, Long>> grantedAt = new HashMap<>(); // name -> token -> grant time
+        Map<String, List<LockHistory.Event>> byName = new HashMap<>();
+        for (LockHistory.Event g : grantsInOrder) {
+            grantedAt.computeIfAbsent(g.name(), n -> new TreeMap<>()).put(g.token(), g.nanos());
+            byName.computeIfAbsent(g.name(), n -> new ArrayList<>()).add(g);
+        }
+        List<String> problems = new ArrayList<>();
+        Map<String, Long> newestWriterGrant = new HashMap<>();
+        for (Write w : writes) {
+            Long myGrant = grantedAt.getOrDefault(w.name(), new TreeMap<>()).get(w.token());
+            if (myGrant == null) {
+                continue; // the grant's event has not been recorded (it cannot happen before the write; be lenient)
+            }
+            boolean superseded = byName.get(w.name()).stream().anyMatch(g -> g.nanos() > myGrant && g.nanos() < w.nanos());
+            if (w.accepted()) {
+                Long newest = newestWriterGrant.get(w.name());
+                if (newest != null && newest > myGrant) {
+                    problems.add("'" + w.name() + "' accepted token " + w.token() + " after a later holder had written");
+                }
+                newestWriterGrant.merge(w.name(), myGrant, Math::max);
+            } else if (!superseded) {
+                problems.add("'" + w.name() + "' refused token " + w.token() + " whose holder nobody had succeeded");
+            }
+        }
+        return problems;
+    }
+}

@@ -1,0 +1,63 @@
+package dev.warden.lock.tck;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The failover contract, for a backend whose server has a primary that can be replaced: its primary
+ * (Redis primary, etcd leader) is killed in the middle of a contended run and a replica takes over.
+ * Whatever the backend's replication can lose in that moment, fencing tokens never go back, a fenced
+ * resource never accepts a superseded holder, and every holder whose lock was lost learns it within
+ * one renewal interval of the new primary. A backend without a replaceable primary does not extend
+ * this class: the capability is the type.
+ *
+ * <p>Each test class that extends it gets its own deployment (these clauses kill its primary); a
+ * subclass says how to reach it and how to fail it over.
+ */
+public abstract class LockFailoverContractTest extends LockKit {
+
+    /**
+     * Cuts the primary off from its replicas, so that the writes made from now on are lost when it
+     * dies (Redis replicates asynchronously: its replica's link is cut and held down). A backend whose
+     * replication cannot lose acknowledged writes does nothing.
+     *
+     * @param names the locks the run contends on, all served by the primary that will be killed
+     */
+    protected abstract void holdBackReplication(String namespace, List<String> names);
+
+    /** Kills the primary of {@code names} (SIGKILL) and lets the replicas go on; returns at once. */
+    protected abstract void killPrimary(String namespace, List<String> names);
+
+    /** Waits until a new primary serves {@code names}. */
+    protected abstract void awaitNewPrimary(String namespace, List<String> names);
+
+    /**
+     * Names of {@code count} locks served by one primary: by default any new names (one primary serves
+     * every lock); a Cluster picks names whose slots one primary serves.
+     */
+    protected List<String> namesOnOnePrimary(int count) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            names.add(newName());
+        }
+        return names;
+    }
+
+    /** Longer than a failover takes, so a holder that kept its lock keeps renewing through it. */
+    @Override
+    protected Duration ttl() {
+        return Duration.ofSeconds(6);
+    }
+
+    @Nested
+    @DisplayName("14. a failover in the middle of a contended run")
+    class Failover extends FailoverClauses {
+        Failover() {
+            super(LockFailoverContractTest.this);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.warden.quota;
+
+import dev.warden.quota.internal.Scripts;
+import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisClusterExtension;
+import dev.warden.testkit.RedisServer;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The quota engine on a Redis Cluster (three primaries, three replicas): the concurrency contract
+ * (exact balances, exact exhaustion, journal = applied changes), each partition on the primary of its
+ * slot, NOSCRIPT on a replica just promoted, and the eviction policy checked on every primary.
+ */
+@DisplayName("quota on a Cluster")
+class QuotaOnClusterTest extends ConcurrencyContractTest {
+
+    @RegisterExtension
+    static final RedisClusterExtension redis = new RedisClusterExtension();
+
+    private static RedisCluster cluster() {
+        return redis.cluster();
+    }
+
+    @Override
+    protected String endpoint() {
+        return cluster().uri();
+    }
+
+    @Override
+    protected RedisServer nodeOf(String key) {
+        return cluster().primaryOf(key);
+    }
+
+    @Test
+    @DisplayName("each partition's marker, accounts and journal live on the primary of its slot, spread over all three")
+    void partitionsOnTheirPrimaries() {
+        Set<RedisServer> used = new HashSet<>();
+        for (int i = 0; used.size() < 3 || i < 64; i++) {
+            String account = "spread-" + i + "-" + UUID.randomUUID();
+            assertThat(first.open(account, 100)).isInstanceOf(Outcome.Applied.class);
+            assertThat(first.deduct(account, 1, "r-" + i)).isInstanceOf(Outcome.Applied.class);
+            RedisServer owner = cluster().primaryOf(LAYOUT.accountKey(account));
+            assertThat(owner.command("HGET", LAYOUT.accountKey(account), "balance")).isEqualTo("99");
+            assertThat(owner.command("EXISTS", LAYOUT.markerOf(account), LAYOUT.journalOf(account))).isEqualTo(2L);
+            used.add(owner);
+        }
+        assertThat(used).hasSize(3);
+    }
+
+    @Test
+    @DisplayName("after a failover to a replica whose script cache is empty, every operation answers (EVAL on NOSCRIPT)")
+    void noScriptAfterFailover() {
+        String account = "failover-" + UUID.randomUUID();
+        assertThat(first.open(account, 1_000)).isInstanceOf(Outcome.Applied.class);
+        RedisServer primary = cluster().primaryOf(LAYOUT.accountKey(account));
+        RedisServer replica = cluster().replicaOf(primary);
+        replica.command("SCRIPT", "FLUSH");
+
+        cluster().failover(replica);
+
+        assertThat(first.deduct(account, 10, "after-failover")).isInstanceOf(Outcome.Applied.class);
+        assertThat(second.deductAll(List.of(new Deduction(account, 1, "b1"), new Deduction(account, 1, "b2"))))
+                .allMatch(Outcome::isApplied);
+        assertThat(first.topUp(account, 2, "t1")).isInstanceOf(Outcome.Applied.class);
+        assertThat(second.balance(account)).hasValue(990);
+        assertThat(replica.command("SCRIPT", "EXISTS", Scripts.digest(Scripts.Script.DEDUCT))).isEqualTo(List.of(1L));
+        assertThat(Journal.read(replica, LAYOUT.journalOf(account))).filteredOn(e -> e.account().equals(account)).hasSize(5);
+    }
+
+    @Test
+    @DisplayName("a primary whose maxmemory-policy can evict quota keys is refused at start, whichever it is")
+    void evictionPolicyOnEveryPrimary() {
+        RedisServer last = cluster().primaries().get(2);
+        last.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+        try {
+            QuotaException refused = catchThrowableOfType(QuotaException.class,
+                    () -> QuotaService.create(Map.of("warden.quota.endpoint", endpoint())).close());
+            assertThat(refused.reason()).isEqualTo(QuotaException.Reason.CONFIGURATION);
+            assertThat(refused.getMessage()).contains("allkeys-lru");
+        } finally {
+            last.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        }
+    }
+}
