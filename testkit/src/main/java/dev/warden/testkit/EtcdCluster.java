@@ -62,6 +62,19 @@ public final class EtcdCluster implements AutoCloseable {
             return new EtcdCluster(List.of(), urls);
         }
         Path binary = EtcdProcess.findBinary(env).orElseThrow(() -> new IllegalStateException(NOT_FOUND));
+        // A port found free can be taken by another process before etcd binds it: start again on new ports.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return launch(binary, size);
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("address already in use")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static EtcdCluster launch(Path binary, int size) {
         List<EtcdProcess> processes = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             processes.add(new EtcdProcess(binary, "m" + i));
