@@ -95,7 +95,8 @@ local function sweep(max)
         and finish(acct, id, hkey, base .. ':acct:' .. acct, 'expired', 0) then
       count = count + 1
     else
-      redis.call('ZREM', KEYS[2], member) -- ended or gone: nothing to return
+      -- Ended or gone: nothing to return. (Unreadable figures too: left for reconciliation to report.)
+      redis.call('ZREM', KEYS[2], member)
     end
   end
   local more = #redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1) > 0
