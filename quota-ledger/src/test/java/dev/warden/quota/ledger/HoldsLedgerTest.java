@@ -165,6 +165,63 @@ class HoldsLedgerTest {
     }
 
     @Test
+    @DisplayName("captures racing expiries and voids on two threads: each hold ends once, and the ledger agrees account by account")
+    void racesReconcileClean() throws Exception {
+        Tenant t = Tenant.fresh();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (HikariDataSource pg = Support.freshPostgres(postgres.server());
+             QuotaService quota = t.quota();
+             Reconciler reconciler = t.reconciler(pg);
+             LedgerConsumer consumer = t.consumer(pg)) {
+            List<String> accounts = new ArrayList<>();
+            long captured = 0;
+            for (int round = 0; round < 60; round++) {
+                String a = "race-" + round + "-" + UUID.randomUUID();
+                quota.open(a, 1_000);
+                accounts.add(a);
+                // Due within a few ms on the system clock: whether the capture or the expiry comes first varies.
+                quota.hold(a, 100, "h", Duration.ofMillis(1 + round % 3));
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                boolean voiding = round % 4 == 0;
+                java.util.concurrent.Future<HoldOutcome> capture = pool.submit(() -> {
+                    start.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    return quota.capture(a, "h", 60);
+                });
+                java.util.concurrent.Future<Object> other = pool.submit(() -> {
+                    start.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    return voiding ? quota.release(a, "h") : (Object) quota.expireHolds();
+                });
+                HoldOutcome c = capture.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                Object o = other.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                if (c instanceof HoldOutcome.Captured) {
+                    captured += 60;
+                    assertThat(o).isNotInstanceOf(HoldOutcome.Released.class).isNotInstanceOf(HoldOutcome.Expired.class);
+                } else {
+                    assertThat(c).isInstanceOfAny(HoldOutcome.Expired.class, HoldOutcome.AlreadyReleased.class);
+                }
+                long[] figures = t.redisFigures(a);
+                assertThat(figures[1]).as("held of %s", a).isZero();
+                assertThat(figures[0]).isEqualTo(c instanceof HoldOutcome.Captured ? 940 : 1_000);
+            }
+            System.out.printf("holds race with the ledger: %d of 60 captures won%n", captured / 60);
+            Support.drained(consumer);
+            assertThat(reconciler.check().drifted()).isEmpty();
+            long redisTotal = 0;
+            long databaseTotal = 0;
+            for (String a : accounts) {
+                long[] inRedis = t.redisFigures(a);
+                assertThat(databaseFigures(pg, a)).as("database figures of %s", a).containsExactly(inRedis);
+                redisTotal += inRedis[0] + inRedis[1];
+                long[] inDatabase = databaseFigures(pg, a);
+                databaseTotal += inDatabase[0] + inDatabase[1];
+            }
+            assertThat(redisTotal).isEqualTo(databaseTotal).isEqualTo(60 * 1_000L - captured);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     @DisplayName("repair with open holds: Redis's available takes the difference, the holds stay")
     void repairKeepsHolds() {
         Tenant t = Tenant.fresh();
