@@ -11,13 +11,11 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -410,39 +408,6 @@ class HoldsTest {
                         .hasMessageContaining("at least 1 ms");
             }
             assertThat(State.of(account, "h")).isEqualTo(before);
-        }
-    }
-
-    /** A clock the test moves by hand. */
-    static final class VirtualClock extends Clock {
-        private final java.util.concurrent.atomic.AtomicLong millis;
-
-        VirtualClock(Instant start) {
-            this.millis = new java.util.concurrent.atomic.AtomicLong(start.toEpochMilli());
-        }
-
-        void advance(Duration by) {
-            millis.addAndGet(by.toMillis());
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            throw new UnsupportedOperationException();
         }
     }
 }

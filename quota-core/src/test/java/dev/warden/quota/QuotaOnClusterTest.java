@@ -95,7 +95,7 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
     @Test
     @DisplayName("holds: each script and the sweep stay in the partition's slot on its primary; expiry sweeps every primary")
     void holdsOnTheirPrimaries() {
-        HoldsTest.VirtualClock clock = new HoldsTest.VirtualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        VirtualClock clock = new VirtualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
         try (QuotaService quota = dev.warden.quota.internal.QuotaFactory.create(Map.of("warden.quota.endpoint", endpoint()),
                 new QuotaListener() {
                 }, clock)) {
