@@ -7,7 +7,15 @@ public enum EntryKind {
     OPEN,
     TOPUP,
     REFUND,
-    DEDUCT;
+    DEDUCT,
+    /** Quota moved from available to held ({@link QuotaService#hold}). */
+    HOLD,
+    /** Held quota used by a capture: it leaves the account. */
+    CAPTURE,
+    /** Held quota returned to available: a void, or what a capture did not use. */
+    RELEASE,
+    /** Held quota returned to available because its hold expired. */
+    EXPIRE;
 
     /** The name used in the scripts and the journal, e.g. {@code deduct}. */
     public String wireName() {

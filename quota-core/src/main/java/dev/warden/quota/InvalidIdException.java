@@ -15,7 +15,9 @@ public class InvalidIdException extends IllegalArgumentException {
     /** Which id was refused. */
     public enum Field {
         ACCOUNT,
-        REQUEST
+        REQUEST,
+        /** The id of an authorisation hold ({@link QuotaService#hold}). */
+        HOLD
     }
 
     /** Why it was refused. */

@@ -3,6 +3,7 @@ package dev.warden.quota;
 import dev.warden.lock.Lease;
 import dev.warden.quota.internal.QuotaFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -131,6 +132,41 @@ public interface QuotaService extends AutoCloseable {
      *         (unless {@code warden.quota.lock-unavailable=proceed}), or any failure of the deduction
      */
     Outcome charge(String account, String requestId, Pricing pricing);
+
+    /**
+     * Authorisation hold: moves {@code amount} from the account's available balance to held, in one
+     * script, journaled ({@link EntryKind#HOLD}). Held quota is not available to deductions or other
+     * holds until it is captured, released or expires. Hold ids are unique per account, like request ids;
+     * the same call again answers {@link HoldOutcome.Duplicate}.
+     *
+     * @param expiry how long the hold lasts on the engine's clock; then it returns to available by itself,
+     *               journaled ({@link EntryKind#EXPIRE}): at the next hold call touching its partition, a
+     *               capture or release of it, or {@link #expireHolds()}
+     * @return {@link HoldOutcome.Held}, or what {@link HoldOutcome} lists for hold
+     * @throws InvalidIdException for an invalid account or hold id
+     * @throws IllegalArgumentException when {@code expiry} is under 1 ms
+     */
+    HoldOutcome hold(String account, long amount, String holdId, Duration expiry);
+
+    /**
+     * Captures a hold: {@code amount} (at most what is held) leaves the account, journaled
+     * ({@link EntryKind#CAPTURE}), and the rest returns to available ({@link EntryKind#RELEASE}).
+     * The same capture again answers {@link HoldOutcome.Duplicate}; another amount
+     * {@link HoldOutcome.AlreadyCaptured}.
+     */
+    HoldOutcome capture(String account, String holdId, long amount);
+
+    /** Voids a hold: all of it returns to available, journaled ({@link EntryKind#RELEASE}). */
+    HoldOutcome release(String account, String holdId);
+
+    /**
+     * Expires every hold whose expiry has passed on the engine's clock, in every partition, each
+     * journaled ({@link EntryKind#EXPIRE}). Run it on a schedule (the ledger's consumer or any one
+     * instance) so an expired hold's quota comes back even when nothing else touches its partition.
+     *
+     * @return how many holds it expired
+     */
+    long expireHolds();
 
     /** The lock name of an account, for callers that take the lock themselves: {@code quota:<account>}. */
     String lockName(String account);

@@ -92,4 +92,35 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
             last.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
         }
     }
+    @Test
+    @DisplayName("holds: each script and the sweep stay in the partition's slot on its primary; expiry sweeps every primary")
+    void holdsOnTheirPrimaries() {
+        VirtualClock clock = new VirtualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        try (QuotaService quota = dev.warden.quota.internal.QuotaFactory.create(Map.of("warden.quota.endpoint", endpoint()),
+                new QuotaListener() {
+                }, clock)) {
+            quota.expireHolds(); // what other tests left due on this clock
+            List<String> accounts = new java.util.ArrayList<>();
+            Set<RedisServer> used = new HashSet<>();
+            for (int i = 0; i < 24; i++) {
+                String account = "hold-" + i + "-" + UUID.randomUUID();
+                quota.open(account, 100);
+                assertThat(quota.hold(account, 10, "h", java.time.Duration.ofSeconds(30))).isInstanceOf(HoldOutcome.Held.class);
+                if (i % 2 == 0) {
+                    assertThat(quota.capture(account, "h", 4)).isInstanceOf(HoldOutcome.Captured.class);
+                }
+                accounts.add(account);
+                used.add(cluster().primaryOf(LAYOUT.accountKey(account)));
+            }
+            assertThat(used).hasSize(3);
+            clock.advance(java.time.Duration.ofSeconds(31));
+
+            assertThat(quota.expireHolds()).isEqualTo(12);
+            for (int i = 0; i < accounts.size(); i++) {
+                RedisServer owner = cluster().primaryOf(LAYOUT.accountKey(accounts.get(i)));
+                assertThat(owner.command("HMGET", LAYOUT.accountKey(accounts.get(i)), "balance", "held"))
+                        .isEqualTo(List.of(i % 2 == 0 ? "96" : "100", "0"));
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ package dev.warden.micrometer;
 
 import dev.warden.lock.Lease;
 import dev.warden.quota.Deduction;
+import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.InvalidIdException;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
@@ -144,6 +145,26 @@ public final class MeteredQuotaService implements QuotaService {
     @Override
     public Outcome charge(String account, String requestId, Pricing pricing) {
         return observed(CHARGE_OBSERVATION, account, () -> timed("charge", () -> delegate.charge(account, requestId, pricing)));
+    }
+
+    @Override
+    public HoldOutcome hold(String account, long amount, String holdId, java.time.Duration expiry) {
+        return delegate.hold(account, amount, holdId, expiry); // holds are not metered yet
+    }
+
+    @Override
+    public HoldOutcome capture(String account, String holdId, long amount) {
+        return delegate.capture(account, holdId, amount);
+    }
+
+    @Override
+    public HoldOutcome release(String account, String holdId) {
+        return delegate.release(account, holdId);
+    }
+
+    @Override
+    public long expireHolds() {
+        return delegate.expireHolds();
     }
 
     @Override

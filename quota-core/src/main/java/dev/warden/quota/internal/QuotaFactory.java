@@ -4,6 +4,7 @@ import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.QuotaConfig;
 
+import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -20,12 +21,17 @@ public final class QuotaFactory {
     }
 
     public static QuotaService create(Map<String, ?> settings, QuotaListener listener) {
+        return create(settings, listener, Clock.systemUTC());
+    }
+
+    /** With the clock holds are timed by: the engine's clock seam, a virtual one in tests. */
+    public static QuotaService create(Map<String, ?> settings, QuotaListener listener, Clock clock) {
         return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(settings, "settings")),
-                Objects.requireNonNull(listener, "listener"));
+                Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(clock, "clock"));
     }
 
     public static QuotaService create(Properties properties) {
         return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(properties, "properties")), new QuotaListener() {
-        });
+        }, Clock.systemUTC());
     }
 }

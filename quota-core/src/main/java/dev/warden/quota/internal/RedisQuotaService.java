@@ -8,6 +8,7 @@ import dev.warden.quota.Amount;
 import dev.warden.quota.AmountProblem;
 import dev.warden.quota.Deduction;
 import dev.warden.quota.EntryKind;
+import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.InvalidIdException;
 import dev.warden.quota.InvalidIdException.Field;
 import dev.warden.quota.Outcome;
@@ -25,6 +26,8 @@ import dev.warden.quota.spi.ScriptRunner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -65,10 +68,11 @@ final class RedisQuotaService implements QuotaService {
     private final QuotaListener listener;
     private final String retentionMillis;
     private final long syncWaitNanos;
+    private final Holds holds;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
-                              RedisConnection batchConnection, LockClient locks, QuotaListener listener) {
+                              RedisConnection batchConnection, LockClient locks, QuotaListener listener, Clock clock) {
         this.config = config;
         this.layout = config.layout();
         this.connector = connector;
@@ -82,9 +86,10 @@ final class RedisQuotaService implements QuotaService {
         this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
         // A call sends a refused script again until the request timeout; the last try is bounded by it too.
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
+        this.holds = new Holds(layout, scripts, connection, config.idempotencyRetention(), clock);
     }
 
-    static RedisQuotaService open(QuotaConfig config, QuotaListener listener) {
+    static RedisQuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
         RedisConnector connector = RedisConnector.create(config);
         String endpoint = connector.endpoint();
         LockClient locks = null;
@@ -96,7 +101,7 @@ final class RedisQuotaService implements QuotaService {
             connector.checkEvictionPolicy(connection);
             new ScriptRunner(connection, config.requestTimeout()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
             locks = createLocks(config);
-            return new RedisQuotaService(config, connector, connection, batch, locks, listener);
+            return new RedisQuotaService(config, connector, connection, batch, locks, listener, clock);
         } catch (InterruptedException e) {
             shutdown(connector, locks);
             throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
@@ -319,6 +324,40 @@ final class RedisQuotaService implements QuotaService {
         }
         return lease.orElseThrow(() -> new QuotaException(Reason.LOCK_TIMEOUT, "the lock of account " + account
                 + " was not free within " + config.lockWait().toMillis() + " ms"));
+    }
+
+    // ---- holds (the script and its replies are Holds') ----
+
+    @Override
+    public HoldOutcome hold(String account, long amount, String holdId, Duration expiry) {
+        checkOpen();
+        return await(holds.hold(account, amount, holdId, expiry), "hold quota of " + account);
+    }
+
+    @Override
+    public HoldOutcome capture(String account, String holdId, long amount) {
+        checkOpen();
+        return await(holds.capture(account, holdId, amount), "capture a hold of " + account);
+    }
+
+    @Override
+    public HoldOutcome release(String account, String holdId) {
+        checkOpen();
+        return await(holds.release(account, holdId), "release a hold of " + account);
+    }
+
+    @Override
+    public long expireHolds() {
+        checkOpen();
+        long expired = 0;
+        for (int p = 0; p < layout.partitions(); p++) {
+            long[] swept;
+            do {
+                swept = await(holds.sweep(p), "expire the holds of partition " + p);
+                expired += swept[0];
+            } while (swept[1] == 1);
+        }
+        return expired;
     }
 
     @Override

@@ -46,7 +46,7 @@ final class Replies {
         };
     }
 
-    private static RuntimeException notAnOutcome(List<Object> reply, String status, String account, String marker) {
+    static RuntimeException notAnOutcome(List<Object> reply, String status, String account, String marker) {
         return switch (status) {
             case "no_marker" -> new QuotaException(Reason.DATA_LOST, "the partition of account '" + account
                     + "' has no marker (" + marker + "): Redis lost its data, or no account was ever opened in"
@@ -72,7 +72,7 @@ final class Replies {
         }
     }
 
-    private static AmountProblem amountProblem(String name) {
+    static AmountProblem amountProblem(String name) {
         try {
             return AmountProblem.valueOf(name);
         } catch (IllegalArgumentException e) {
@@ -80,14 +80,14 @@ final class Replies {
         }
     }
 
-    private static String text(List<Object> reply, int index) {
+    static String text(List<Object> reply, int index) {
         if (reply == null || reply.size() <= index || !(reply.get(index) instanceof String s)) {
             throw new QuotaException(Reason.PROTOCOL, "unexpected script reply " + reply);
         }
         return s;
     }
 
-    private static long number(List<Object> reply, int index) {
+    static long number(List<Object> reply, int index) {
         String s = text(reply, index);
         try {
             return Long.parseLong(s);

@@ -14,7 +14,8 @@ public final class Scripts {
         OPEN("open.lua"),
         CREDIT("credit.lua"),
         DEDUCT("deduct.lua"),
-        BALANCE("balance.lua");
+        BALANCE("balance.lua"),
+        HOLDS("holds.lua");
 
         final String resource;
 

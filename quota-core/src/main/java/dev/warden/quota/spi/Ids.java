@@ -23,11 +23,19 @@ public final class Ids {
      */
     public static String check(Field field, String id) {
         if (id == null) {
-            throw new NullPointerException(field == Field.ACCOUNT ? "account" : "requestId");
+            throw new NullPointerException(switch (field) {
+                case ACCOUNT -> "account";
+                case REQUEST -> "requestId";
+                case HOLD -> "holdId";
+            });
         }
         Problem problem = problem(id);
         if (problem != null) {
-            throw new InvalidIdException(field, problem, (field == Field.ACCOUNT ? "account id" : "request id") + " '"
+            throw new InvalidIdException(field, problem, (switch (field) {
+                case ACCOUNT -> "account id";
+                case REQUEST -> "request id";
+                case HOLD -> "hold id";
+            }) + " '"
                     + shown(id) + "' is invalid: " + problem + " (ids are 1.." + QuotaService.MAX_ID_BYTES
                     + " bytes of UTF-8, without control characters (U+0000..U+001F, U+007F..U+009F), ':', '{' or '}')");
         }

@@ -15,6 +15,8 @@ import java.util.zip.CRC32;
  *   quota:{pN}:acct:&lt;account&gt;                hash: balance, fence
  *   quota:{pN}:req:&lt;account&gt;:&lt;requestId&gt;    idempotency record (PX retention): request ids are unique per account
  *   quota:{pN}:journal                       stream of applied changes
+ *   quota:{pN}:hold:&lt;account&gt;:&lt;holdId&gt;     a hold: state, amount, expiry (see holds.lua)
+ *   quota:{pN}:holds                         sorted set of the partition's open holds by expiry
  * </pre>
  * Ids never contain {@code :}, <code>{</code> or <code>}</code>, so {@code <account>:<requestId>} is
  * unambiguous and no id can forge another partition's hash tag.
@@ -97,6 +99,16 @@ public final class KeyLayout {
 
     public String requestKey(String account, String requestId) {
         return base(partition(account)) + ":req:" + account + ":" + requestId;
+    }
+
+    /** An authorisation hold of an account: hold ids are unique per account, like request ids. */
+    public String holdKey(String account, String holdId) {
+        return base(partition(account)) + ":hold:" + account + ":" + holdId;
+    }
+
+    /** The partition's open holds, scored by expiry (ms). */
+    public String holdIndex(int partition) {
+        return base(partition) + ":holds";
     }
 
     /** A {@code SCAN MATCH} pattern for every account key of this namespace (and no other's). */

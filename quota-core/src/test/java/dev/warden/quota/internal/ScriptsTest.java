@@ -246,4 +246,49 @@ class ScriptsTest {
                     .isEqualTo(script == Scripts.Script.BALANCE);
         }
     }
+    Object holds(String op, String acct, String holdId, String amount, String expires) {
+        int p = LAYOUT.partition(acct);
+        return server().command("EVALSHA", Scripts.digest(Scripts.Script.HOLDS), "5", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":holds", LAYOUT.journal(p), LAYOUT.base(p) + ":acct:" + acct,
+                LAYOUT.base(p) + ":hold:" + acct + ":" + holdId, op, "1000", "60000", MARKER, "16", acct, holdId, amount,
+                expires);
+    }
+
+    @ParameterizedTest(name = "amount \"{0}\"")
+    @MethodSource("badAmounts")
+    @DisplayName("holds.lua refuses a bad amount to hold or capture on its own, before writing")
+    void holdAmounts(String amount) {
+        List<Object> before = state();
+        assertThat((List<?>) holds("hold", account, "h", amount, "2000")).first().isEqualTo("invalid_amount");
+        assertThat((List<?>) holds("capture", account, "h", amount, "")).first().isEqualTo("invalid_amount");
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @ParameterizedTest(name = "id #{index}")
+    @MethodSource("badIds")
+    @DisplayName("holds.lua refuses a bad hold id on its own, naming the field, before writing")
+    void holdIds(String id) {
+        List<Object> before = state();
+        assertThat(((List<?>) holds("hold", account, id, "5", "2000")).subList(0, 2)).isEqualTo(List.of("invalid_id", "HOLD"));
+        assertThat(((List<?>) holds("release", account, id, "", "")).subList(0, 2)).isEqualTo(List.of("invalid_id", "HOLD"));
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    @DisplayName("holds.lua refuses an unknown operation, a missing time or expiry, and keys that are not the ids', before writing")
+    void holdArguments() {
+        List<Object> before = state();
+        int p = LAYOUT.partition(account);
+        assertThat(holds("steal", account, "h", "5", "2000")).isEqualTo(List.of("invalid_argument", "op"));
+        assertThat(holds("hold", account, "h", "5", "")).isEqualTo(List.of("invalid_argument", "expires"));
+        assertThat(server().command("EVALSHA", Scripts.digest(Scripts.Script.HOLDS), "5", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":holds", LAYOUT.journal(p), LAYOUT.base(p) + ":acct:" + account,
+                LAYOUT.base(p) + ":hold:" + account + ":other", "hold", "1000", "60000", MARKER, "16", account, "h", "5",
+                "2000")).isEqualTo(List.of("invalid_argument", "keys"));
+        assertThat(server().command("EVALSHA", Scripts.digest(Scripts.Script.HOLDS), "5", LAYOUT.marker(p),
+                LAYOUT.base(p) + ":holds", LAYOUT.journal(p), LAYOUT.base(p) + ":acct:" + account,
+                LAYOUT.base(p) + ":hold:" + account + ":h", "hold", "", "60000", MARKER, "16", account, "h", "5",
+                "2000")).isEqualTo(List.of("invalid_argument", "now"));
+        assertThat(state()).isEqualTo(before);
+    }
 }

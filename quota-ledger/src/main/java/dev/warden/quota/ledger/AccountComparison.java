@@ -27,7 +27,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Compares a group of accounts of one partition: each account's Redis balance against the
- * database's balance plus the changes of its journal entries not yet in the database. The figures
+ * database's balance plus (balances are available + held on both sides, so a hold, release or expiry
+ * changes nothing here and a capture counts as a deduction) the changes of its journal entries not yet in the database. The figures
  * are taken so that traffic during the comparison does not show as drift: the group's balances are
  * read in one script together with the journal's last id and the server's time; the journal tail is
  * extended to that id; then the database is read in one repeatable-read transaction. Entries the
@@ -208,7 +209,7 @@ final class AccountComparison {
 
     private static Map<String, Long> balances(Connection c, List<String> accounts) throws SQLException {
         Map<String, Long> balances = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT account, balance FROM ledger_accounts WHERE account IN ("
+        try (PreparedStatement ps = c.prepareStatement("SELECT account, balance + held FROM ledger_accounts WHERE account IN ("
                 + "?, ".repeat(accounts.size() - 1) + "?)")) {
             for (int i = 0; i < accounts.size(); i++) {
                 ps.setString(1 + i, accounts.get(i));

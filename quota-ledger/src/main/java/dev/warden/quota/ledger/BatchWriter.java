@@ -232,6 +232,12 @@ final class BatchWriter {
                 inBatch.put(key, here);
             } else if (first.equals(here) && known.containsKey(key)) {
                 s.action = Action.REDELIVERED;
+            } else if (s.entry.ofHold()) {
+                // Redis ends a hold once; a second entry of a kind means its record expired and the id was reused.
+                s.quarantine(QuarantineReason.CONSTRAINT, "a second " + s.entry.kind().wireName() + " entry of hold '"
+                        + s.entry.requestId().substring(s.entry.kind().wireName().length() + 1) + "' of account '"
+                        + s.entry.account() + "' (the ledger holds one as entry " + first.id() + " of " + first.stream()
+                        + "): the hold id was reused after its record expired");
             } else if (s.entry.kind() == EntryKind.OPEN) {
                 s.quarantine(QuarantineReason.ACCOUNT_EXISTS, "account '" + s.entry.account() + "' was opened again"
                         + " (the ledger holds its opening as entry " + first.id() + " of " + first.stream()
@@ -259,7 +265,12 @@ final class BatchWriter {
                 throw new IllegalArgumentException("amount " + amount + " is out of range for " + kind.wireName());
             }
             String request = f.getOrDefault("request", "");
-            if (kind != EntryKind.OPEN) {
+            boolean ofHold = kind == EntryKind.HOLD || kind == EntryKind.CAPTURE || kind == EntryKind.RELEASE
+                    || kind == EntryKind.EXPIRE;
+            if (ofHold) {
+                // A hold's entries share its id: the kind makes their keys distinct (':' is in no id).
+                request = kind.wireName() + ":" + Ids.check(InvalidIdException.Field.HOLD, request);
+            } else if (kind != EntryKind.OPEN) {
                 Ids.check(InvalidIdException.Field.REQUEST, request);
             }
             long balance = Long.parseLong(require(f, "balance"));
@@ -319,7 +330,7 @@ final class BatchWriter {
     private boolean fast(Connection c, List<Step> steps) throws SQLException {
         List<JournalEntry> openings = new ArrayList<>();
         List<JournalEntry> entries = new ArrayList<>();
-        Map<String, Long> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
+        Map<String, long[]> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
         List<Step> compensations = new ArrayList<>();
         List<Step> quarantine = new ArrayList<>();
         for (Step s : steps) {
@@ -328,12 +339,12 @@ final class BatchWriter {
                     if (s.entry.kind() == EntryKind.OPEN) {
                         openings.add(s.entry);
                     } else {
-                        deltas.merge(s.entry.account(), s.entry.delta(), Long::sum);
+                        add(deltas, s.entry);
                     }
                     entries.add(s.entry);
                 }
                 case COMPENSATE -> {
-                    deltas.merge(s.entry.account(), s.entry.delta(), Long::sum);
+                    add(deltas, s.entry);
                     compensations.add(s);
                 }
                 case QUARANTINE -> quarantine.add(s);
@@ -357,6 +368,13 @@ final class BatchWriter {
             }
             throw e;
         }
+    }
+
+    /** Sums an entry's changes into its account's {available, held}. */
+    private static void add(Map<String, long[]> deltas, JournalEntry e) {
+        long[] d = deltas.computeIfAbsent(e.account(), k -> new long[2]);
+        d[0] += e.delta();
+        d[1] += e.heldDelta();
     }
 
     // ---- the slow path: entry by entry, each under a savepoint ----
@@ -399,7 +417,8 @@ final class BatchWriter {
             return QuarantineReason.ACCOUNT_EXISTS;
         }
         // PostgreSQL: 23514 check_violation; H2: 23513 CHECK_CONSTRAINT_VIOLATED.
-        if ((state.equals("23514") || state.equals("23513")) && message.contains("balance_non_negative")) {
+        if ((state.equals("23514") || state.equals("23513"))
+                && (message.contains("balance_non_negative") || message.contains("held_non_negative"))) {
             return QuarantineReason.NEGATIVE_BALANCE;
         }
         return QuarantineReason.CONSTRAINT;

@@ -14,8 +14,9 @@ import java.util.OptionalLong;
  * @param account      the account changed
  * @param kind         what the change was
  * @param amount       the amount in minor units (an opening may be 0)
- * @param requestId    the caller's request id; empty for an opening, which has none
- * @param balanceAfter the account's balance in Redis right after the change
+ * @param requestId    the caller's request id; empty for an opening, which has none; for a hold's entries
+ *                     {@code <kind>:<hold id>} (hold, capture, release, expire each at most once per hold)
+ * @param balanceAfter the account's available balance in Redis right after the change
  * @param token        the fencing token of a fenced deduction, empty when none
  */
 public record JournalEntry(int partition, String stream, String entryId, String account, EntryKind kind, long amount,
@@ -46,12 +47,29 @@ public record JournalEntry(int partition, String stream, String entryId, String 
         }
     }
 
-    /** The change to the balance: +amount for top-ups and refunds, −amount for deductions, 0 for an opening. */
+    /**
+     * The change to the available balance: +amount for top-ups, refunds, releases and expiries, −amount
+     * for deductions and holds, 0 for an opening and a capture (it takes from what is held).
+     */
     public long delta() {
         return switch (kind) {
-            case OPEN -> 0;
-            case DEDUCT -> -amount;
-            case TOPUP, REFUND -> amount;
+            case OPEN, CAPTURE -> 0;
+            case DEDUCT, HOLD -> -amount;
+            case TOPUP, REFUND, RELEASE, EXPIRE -> amount;
         };
+    }
+
+    /** The change to what is held: +amount for a hold, −amount for a capture, release or expiry. */
+    public long heldDelta() {
+        return switch (kind) {
+            case HOLD -> amount;
+            case CAPTURE, RELEASE, EXPIRE -> -amount;
+            default -> 0;
+        };
+    }
+
+    /** Whether this is one of a hold's entries (keyed {@code <kind>:<hold id>}, never compensated). */
+    public boolean ofHold() {
+        return heldDelta() != 0;
     }
 }

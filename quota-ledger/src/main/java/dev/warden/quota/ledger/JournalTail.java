@@ -119,10 +119,14 @@ final class JournalTail {
         }
     }
 
+    /**
+     * The change to what reconciliation compares, available + held: a hold, release or expiry moves
+     * quota between the two and changes nothing; a capture takes it out.
+     */
     static long delta(EntryKind kind, long amount) {
         return switch (kind) {
-            case OPEN -> 0;
-            case DEDUCT -> -amount;
+            case OPEN, HOLD, RELEASE, EXPIRE -> 0;
+            case DEDUCT, CAPTURE -> -amount;
             case TOPUP, REFUND -> amount;
         };
     }

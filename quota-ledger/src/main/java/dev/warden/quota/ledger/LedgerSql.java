@@ -21,7 +21,7 @@ import java.util.Set;
 final class LedgerSql {
 
     private static final String INSERT_ACCOUNT = "INSERT INTO ledger_accounts (account, balance) VALUES (?, ?)";
-    private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?,"
+    private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?, held = held + ?,"
             + " updated_at = CURRENT_TIMESTAMP WHERE account = ?";
     private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
             + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
@@ -117,24 +117,30 @@ final class LedgerSql {
 
     // ---- a batch's writes ----
 
-    /** One update per account with the sum of its changes; false when an account is unknown. */
-    boolean applyDeltas(Connection c, Map<String, Long> deltas) throws SQLException {
+    /**
+     * One update per account with the sum of its changes ({available, held}); false when an account is
+     * unknown.
+     */
+    boolean applyDeltas(Connection c, Map<String, long[]> deltas) throws SQLException {
         if (deltas.isEmpty()) {
             return true;
         }
         if (dialect == Ledger.Dialect.POSTGRESQL) {
             try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
-                    + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[]) AS d(account, delta)"
+                    + " held = a.held + d.held, updated_at = CURRENT_TIMESTAMP"
+                    + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[]) AS d(account, delta, held)"
                     + " WHERE a.account = d.account")) {
                 ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
-                ps.setArray(2, c.createArrayOf("bigint", deltas.values().toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[0]).toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[1]).toArray()));
                 return ps.executeUpdate() == deltas.size();
             }
         }
         try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
-            for (Map.Entry<String, Long> d : deltas.entrySet()) {
-                ps.setLong(1, d.getValue());
-                ps.setString(2, d.getKey());
+            for (Map.Entry<String, long[]> d : deltas.entrySet()) {
+                ps.setLong(1, d.getValue()[0]);
+                ps.setLong(2, d.getValue()[1]);
+                ps.setString(3, d.getKey());
                 ps.addBatch();
             }
             for (int count : ps.executeBatch()) {
@@ -282,7 +288,8 @@ final class LedgerSql {
 
     static void bindBalance(PreparedStatement ps, JournalEntry e) throws SQLException {
         ps.setLong(1, e.delta());
-        ps.setString(2, e.account());
+        ps.setLong(2, e.heldDelta());
+        ps.setString(3, e.account());
     }
 
     static void bindEntry(PreparedStatement ps, int offset, JournalEntry e) throws SQLException {

@@ -48,7 +48,7 @@ import java.util.function.Consumer;
  * <p><b>Check.</b> Two passes, each in pages of {@value #PAGE} accounts: the database's accounts in
  * key order (keyset paging), then Redis's account keys of this namespace ({@code SCAN MATCH}, on every
  * primary of a Cluster in turn) that the database lacks. Each page is split by partition and each part compared by {@link AccountComparison}:
- * the Redis balance against the database's plus the changes of the account's journal entries not yet
+ * the Redis balance (available + held) against the database's (the same) plus the changes of the account's journal entries not yet
  * persisted (read once per partition per run, from where the consumer group's unacknowledged entries
  * begin). Memory is a page, the journal's unpersisted tail and the first {@value #MAX_REPORTED} drifts
  * (the rest are counted).
@@ -275,7 +275,7 @@ public final class Reconciler implements AutoCloseable {
                 writeMarker ? "1" : "0").thenApply(reply -> switch (String.valueOf(reply.get(0))) {
                     case "set" -> RepairReport.Status.APPLIED;
                     case "changed" -> RepairReport.Status.CHANGED;
-                    case "marker_mismatch" -> RepairReport.Status.REFUSED;
+                    case "marker_mismatch", "held_exceeds" -> RepairReport.Status.REFUSED;
                     default -> throw new QuotaException(Reason.PROTOCOL, "unexpected restore reply " + reply + " for " + account);
                 });
     }
@@ -326,7 +326,8 @@ public final class Reconciler implements AutoCloseable {
             String after = "";
             while (true) {
                 Map<String, Long> page = new LinkedHashMap<>();
-                try (PreparedStatement ps = c.prepareStatement("SELECT account, balance FROM ledger_accounts"
+                // Available + held: the holds Redis lost are gone, so what they held is available again.
+                try (PreparedStatement ps = c.prepareStatement("SELECT account, balance + held FROM ledger_accounts"
                         + " WHERE account > ? ORDER BY account LIMIT " + PAGE)) {
                     ps.setString(1, after);
                     try (ResultSet rs = ps.executeQuery()) {

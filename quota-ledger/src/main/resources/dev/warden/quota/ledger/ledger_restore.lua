@@ -1,5 +1,5 @@
 #!lua flags=
--- Repair and bootstrap: sets an account's balance to the ledger's figure, but only when Redis still
+-- Repair and bootstrap: sets an account's balance (available + held) to the ledger's figure, but only when Redis still
 -- holds what reconciliation observed (compare-and-set: a change that landed in between wins, and the
 -- next reconciliation looks again), and writes the partition marker when it is missing. No journal
 -- entry: the ledger already holds this balance.
@@ -19,10 +19,17 @@ end
 
 local marker = redis.call('GET', KEYS[1])
 if marker and marker ~= expected then return {'marker_mismatch', marker} end
-local current = redis.call('HGET', KEYS[2], 'balance') or ''
+-- Balances here are available + held, as reconciliation compares them; open holds stay as they are
+-- and available takes the difference.
+local f = redis.call('HMGET', KEYS[2], 'balance', 'held')
+local held = f[2] or '0'
+local current = ''
+if f[1] then current = string.format('%d', tonumber(f[1]) + tonumber(held)) end
 if current ~= observed then return {'changed', current} end
+if tonumber(target) < tonumber(held) then return {'held_exceeds', held} end
 
 -- Every check is done; writes start here.
 if not marker and write_marker == '1' then redis.call('SET', KEYS[1], expected) end
-redis.call('HSET', KEYS[2], 'balance', target)
-return {'set', target}
+local available = string.format('%d', tonumber(target) - tonumber(held))
+redis.call('HSET', KEYS[2], 'balance', available)
+return {'set', available}

@@ -1,7 +1,7 @@
 #!lua flags=no-writes
 -- Reconciliation's view of one partition at one instant: the marker's state, the id of the
--- journal's last entry ('0-0' when empty), the server's time in ms, and the balances of the accounts
--- asked for ('' when absent). Reads only, so the answer is one consistent snapshot of those keys;
+-- journal's last entry ('0-0' when empty), the server's time in ms, and the balances (available +
+-- held) of the accounts asked for ('' when absent). Reads only, so the answer is one consistent snapshot of those keys;
 -- every entry appended later has a higher id, stamped at or after that time.
 -- KEYS: marker, journal, account keys...
 -- ARGV: marker value, then the account ids in the order of their keys
@@ -26,6 +26,12 @@ local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 local reply = {state, last, now}
 for i = 3, #KEYS do
-  reply[#reply + 1] = redis.call('HGET', KEYS[i], 'balance') or ''
+  -- What the account owns: available + held (a hold moves quota between the two, the ledger too).
+  local f = redis.call('HMGET', KEYS[i], 'balance', 'held')
+  if not f[1] then
+    reply[#reply + 1] = ''
+  else
+    reply[#reply + 1] = string.format('%d', tonumber(f[1]) + tonumber(f[2] or '0'))
+  end
 end
 return reply
