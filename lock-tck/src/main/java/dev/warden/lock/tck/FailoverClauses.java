@@ -136,14 +136,26 @@ abstract class FailoverClauses {
         Duration bound = kit.renewInterval().plus(kit.slack());
         assertThat(detectedAfterNewPrimary).as("when each lost lease was told, after the new primary (ms)")
                 .allSatisfy(ms -> assertThat(ms).isLessThanOrEqualTo(bound.toMillis()));
-        assertThat(beforeCut.isValid()).as("the lock taken before replication was held back is still held").isTrue();
+        // A lease outlives a failover that ends within its TTL less a renewal interval (the renewal
+        // that was due when the primary died waits for the new one); a slower failover may end it, and
+        // then its holder must have been told.
+        Duration failover = Duration.ofNanos(newPrimaryAt - killedAt);
+        if (failover.plus(kit.renewInterval()).plus(kit.slack()).compareTo(kit.ttl()) < 0) {
+            assertThat(beforeCut.isValid()).as("the lock taken before replication was held back is still held after a "
+                    + failover.toMillis() + " ms failover").isTrue();
+        } else if (!beforeCut.isValid()) {
+            assertThat(history.lossesDetected()).as("the lease taken before the cut, lost in a " + failover.toMillis()
+                    + " ms failover, was told").containsKey(LockHistory.leaseKey(beforeCut.name(), beforeCut.fencingToken()));
+        }
         if (!afterCut.isValid()) {
             assertThat(history.lossesDetected()).as("the lease taken while replication was held back, lost, was told")
                     .containsKey(LockHistory.leaseKey(afterCut.name(), afterCut.fencingToken()));
         }
         System.out.println("FAILOVER " + kit.getClass().getSimpleName() + ": the lease taken before the cut "
                 + (beforeCut.isValid() ? "kept" : "lost") + ", the lease taken while cut " + (afterCut.isValid() ? "kept" : "lost"));
-        beforeCut.release();
+        if (beforeCut.isValid()) {
+            beforeCut.release();
+        }
     }
 
     /** Each worker: take a random lock, write its token, hold a moment, write again, release. */

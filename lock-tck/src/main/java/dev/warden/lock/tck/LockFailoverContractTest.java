@@ -50,7 +50,7 @@ public abstract class LockFailoverContractTest extends LockKit {
     /** Longer than a failover takes, so a holder that kept its lock keeps renewing through it. */
     @Override
     protected Duration ttl() {
-        return Duration.ofSeconds(6);
+        return Duration.ofSeconds(10);
     }
 
     @Nested
