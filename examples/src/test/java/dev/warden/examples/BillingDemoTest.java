@@ -107,6 +107,27 @@ class BillingDemoTest {
     }
 
     @Test
+    @DisplayName("a password in --redis shows in no line, whether the endpoint is malformed or unreachable")
+    void noSecretShown() throws Exception {
+        String secret = "S3cretPw-demo";
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        for (String endpoint : new String[] {"redis://u:" + secret + "@127.0.0.1:notaport",
+                "redis://u:" + secret + "@127.0.0.1:" + closed}) {
+            Captured out = new Captured();
+            Captured err = new Captured();
+            BillingDemo.Result[] result = new BillingDemo.Result[1];
+            String logged = dev.warden.testkit.CapturedOutput.of(() -> result[0] = BillingDemo.execute(new String[] {
+                    "--redis", endpoint, "--duration", "1s", "--merchants", "1", "--progress", "off"}, out.stream, err.stream));
+            assertThat(result[0].exitCode()).as(endpoint).isNotZero();
+            assertThat(err.text()).as(endpoint).contains("127.0.0.1:");
+            assertThat(out.text() + err.text() + logged).as(endpoint).doesNotContain(secret);
+        }
+    }
+
+    @Test
     @DisplayName("usage errors exit 2 with a message, and start nothing")
     void usageErrors() {
         for (String[] args : new String[][] {{"--lock", "mutex"}, {"--hot-share", "1.5"}, {"--merchants", "0"},

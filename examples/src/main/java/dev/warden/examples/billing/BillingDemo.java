@@ -11,6 +11,7 @@ import dev.warden.examples.support.Servers;
 import dev.warden.examples.support.SettingsFile;
 import dev.warden.examples.support.SetupException;
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
@@ -199,7 +200,7 @@ public final class BillingDemo implements Callable<Integer> {
                 .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
                 .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cli.setParameterExceptionHandler((e, given) -> {
-            err.println("billing-demo: " + e.getMessage());
+            err.println("billing-demo: " + Redaction.redact(e.getMessage()));
             err.println("Try 'billing-demo --help' (./demo.sh --help) for the flags.");
             return USAGE;
         });
@@ -224,7 +225,7 @@ public final class BillingDemo implements Callable<Integer> {
             return demo(settings, chosen);
         } catch (SetupException | QuotaException | LockException e) {
             err.println();
-            err.println("billing-demo: " + e.getMessage());
+            err.println("billing-demo: " + Redaction.redact(e.getMessage()));
             boolean configuration = (e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION)
                     || (e instanceof LockException l && l.reason() == LockException.Reason.CONFIGURATION);
             return configuration ? USAGE : SETUP;
@@ -293,7 +294,7 @@ public final class BillingDemo implements Callable<Integer> {
         }
         String quotaEndpoint = settings.get("warden.quota.endpoint");
         if (servers.redisServer().isEmpty()) {
-            out.printf("  %-10s %s (%s)%n", "redis", quotaEndpoint, redis != null ? "--redis" : "from " + config);
+            out.printf("  %-10s %s (%s)%n", "redis", Redaction.redact(quotaEndpoint), redis != null ? "--redis" : "from " + config);
         }
 
         // The lock: its settings from the file apply only when they are for the chosen backend.
@@ -311,7 +312,7 @@ public final class BillingDemo implements Callable<Integer> {
                 default -> throw new AssertionError(chosen);
             };
             settings.put("warden.lock.endpoints", endpoints);
-            out.printf("  %-10s %s on %s%n", "lock", chosen.wire(), endpoints);
+            out.printf("  %-10s %s on %s%n", "lock", chosen.wire(), Redaction.redact(endpoints));
             out.printf("  %-10s a charge: lock quota:<merchant>, read the balance, price, deduct with the fencing token,"
                     + " release%n", "");
         } else {
@@ -419,7 +420,7 @@ public final class BillingDemo implements Callable<Integer> {
             url = "jdbc:h2:file:" + file.toAbsolutePath();
             shown = "H2 file " + file.toAbsolutePath() + ".mv.db (fresh each run, kept afterwards)";
         } else {
-            shown = url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+            shown = Redaction.redact(url);
         }
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url);
@@ -437,7 +438,7 @@ public final class BillingDemo implements Callable<Integer> {
             ds = new HikariDataSource(c);
         } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
             throw new SetupException("cannot open the ledger database " + shown + ": "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+                    + Redaction.redact(e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
         }
         out.printf("  %-10s %s%n", "ledger", shown);
         out.printf("  %-10s ledger schema migrated to the current version (Ledger.migrate)%n", "");

@@ -1,5 +1,6 @@
 package dev.warden.quota.spi;
 
+import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
 import dev.warden.quota.QuotaException;
 
@@ -155,6 +156,16 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         }
         return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
                 lockUnavailable, allowEviction, Map.copyOf(lockSettings));
+    }
+
+    /** The settings without secrets: the endpoint redacted, secret lock settings masked ({@link Redaction}). */
+    @Override
+    public String toString() {
+        return "QuotaConfig[endpoint=" + Redaction.redact(endpoint) + ", namespace=" + namespace + ", partitions="
+                + partitions + ", idempotencyRetention=" + idempotencyRetention + ", requestTimeout=" + requestTimeout
+                + ", connectTimeout=" + connectTimeout + ", lock=" + lock + ", lockWait=" + lockWait + ", lockUnavailable="
+                + lockUnavailable + ", allowEviction=" + allowEviction + ", lockSettings=" + Redaction.settings(lockSettings)
+                + "]";
     }
 
     /** The key layout these settings describe. */

@@ -2,6 +2,7 @@ package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.spi.QuotaConfig;
 import picocli.CommandLine;
@@ -48,8 +49,15 @@ public final class LedgerCli implements Callable<Integer> {
         CommandLine cli = new CommandLine(new LedgerCli());
         cli.registerConverter(Duration.class, LedgerCli::duration);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("ledger: " + e.getMessage());
+            line.getErr().println("ledger: " + Redaction.redact(e.getMessage()));
             return e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION ? 2 : 3;
+        });
+        // picocli's own messages echo the offending argument, which may be a URL with a password.
+        cli.setParameterExceptionHandler((e, ignored) -> {
+            CommandLine line = e.getCommandLine();
+            line.getErr().println("ledger: " + Redaction.redact(e.getMessage()));
+            line.getErr().println("see: ledger " + (line == cli ? "" : line.getCommandName() + " ") + "--help");
+            return 2;
         });
         return cli.execute(args);
     }
