@@ -218,6 +218,10 @@ public final class RedisConnector implements AutoCloseable {
             if (cause instanceof QuotaException q) {
                 throw q;
             }
+            String refusal = RedisRefusal.of(cause);
+            if (refusal != null) {
+                throw RedisRefusal.accessDenied(endpoint.toString(), "the connection", refusal, cause);
+            }
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + ": "
                     + cause.getMessage(), cause);
         }

@@ -104,6 +104,11 @@ public final class RedisDriver implements HandOffDriver {
         } catch (Exception e) {
             shutdown(opening.client(), resources);
             Throwable cause = Calls.unwrap(e);
+            String denied = Calls.denial(cause);
+            if (denied != null) {
+                // Lettuce says "Unable to connect"; the server's WRONGPASS or NOAUTH is the news.
+                throw Calls.accessDenied(endpoint, "the connection", denied, cause);
+            }
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
                     + ": " + cause.getMessage(), cause);
         }
