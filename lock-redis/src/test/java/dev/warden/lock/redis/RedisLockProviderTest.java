@@ -33,7 +33,7 @@ class RedisLockProviderTest {
                     assertThat(p).isInstanceOf(RedisLockProvider.class);
                     assertThat(p.backend()).isEqualTo("redis");
                 });
-        assertThat(provider.optionNames()).containsExactly("address-map");
+        assertThat(provider.optionNames()).containsExactlyInAnyOrder("address-map", "username", "password", "password-file", "password-env");
     }
 
     @Test

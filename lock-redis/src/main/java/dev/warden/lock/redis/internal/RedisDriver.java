@@ -76,6 +76,19 @@ public final class RedisDriver implements HandOffDriver {
     public static RedisDriver open(LockConfig config) {
         Topology topology = Endpoints.topology(config.endpoints());
         String endpoint = topology.describe();
+        Credentials credentials;
+        try {
+            credentials = Credentials.of(config.options(), System::getenv);
+        } catch (IllegalArgumentException e) {
+            throw new LockException(LockException.Reason.CONFIGURATION, "invalid Redis lock configuration: " + e.getMessage());
+        }
+        if (topology instanceof Topology.Standalone s) {
+            credentials.applyTo(s.uri());
+        } else if (topology instanceof Topology.Sentinel s) {
+            credentials.applyTo(s.uri());
+        } else if (topology instanceof Topology.Cluster c) {
+            c.seeds().forEach(credentials::applyTo);
+        }
         ClientResources resources = Connections.resources(AddressMap.parse(
                 config.option(AddressMap.OPTION).orElse(null), new java.util.ArrayList<>()));
         Connections.Opening opening;
