@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -21,12 +22,16 @@ import java.util.regex.Pattern;
  */
 public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
                           Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
-                          LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings) {
+                          LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings,
+                          RedisCredentials redis) {
 
     public static final String PREFIX = "warden.quota.";
     private static final String LOCK_PREFIX = "warden.lock.";
     private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
-            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction");
+            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction",
+            "redis.username", "redis.password", "redis.password-file", "redis.password-env");
+    /** The credential settings, shared with the Redis lock when it follows the quota endpoint. */
+    private static final List<String> CREDENTIALS = List.of("username", "password", "password-file", "password-env");
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
 
@@ -88,6 +93,23 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                 problems.add(PREFIX + "endpoint " + e.getMessage());
             }
         }
+        RedisCredentials credentials = RedisCredentials.NONE;
+        try {
+            Map<String, String> prefixed = new LinkedHashMap<>();
+            own.forEach((k, v) -> prefixed.put(PREFIX + k, v));
+            Optional<String> password = WardenSettings.secret(prefixed, PREFIX + "redis.password", System::getenv);
+            Optional<String> username = Optional.ofNullable(own.get("redis.username")).filter(u -> !u.isEmpty());
+            if (username.isPresent() && password.isEmpty()) {
+                problems.add(PREFIX + "redis.username needs a password (" + PREFIX + "redis.password, password-file or"
+                        + " password-env)");
+            }
+            if (password.isPresent() && endpoint != null && !Redaction.redact(endpoint).equals(endpoint)) {
+                problems.add(PREFIX + "endpoint carries credentials and " + PREFIX + "redis.password is set too: keep one");
+            }
+            credentials = new RedisCredentials(username, password);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
         String namespace = own.getOrDefault("namespace", "");
         String nsProblem = namespaceProblem(namespace);
         if (nsProblem != null) {
@@ -143,6 +165,11 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             if (!lockSettings.containsKey(LOCK_PREFIX + "endpoints")) {
                 if (lock == LockChoice.REDIS && endpoint != null) {
                     lockSettings.put(LOCK_PREFIX + "endpoints", endpoint);
+                    // The same Redis, so the same user, unless the lock names its own.
+                    if (CREDENTIALS.stream().noneMatch(k -> lockSettings.containsKey(LOCK_PREFIX + "redis." + k))) {
+                        CREDENTIALS.stream().filter(k -> own.containsKey("redis." + k))
+                                .forEach(k -> lockSettings.put(LOCK_PREFIX + "redis." + k, own.get("redis." + k)));
+                    }
                 } else if (lock == LockChoice.MEMORY) {
                     lockSettings.put(LOCK_PREFIX + "endpoints", "memory://quota");
                 } else if (lock != LockChoice.REDIS) {
@@ -155,7 +182,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                     "invalid quota configuration: " + String.join("; ", problems));
         }
         return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
-                lockUnavailable, allowEviction, Map.copyOf(lockSettings));
+                lockUnavailable, allowEviction, Map.copyOf(lockSettings), credentials);
     }
 
     /** The settings without secrets: the endpoint redacted, secret lock settings masked ({@link Redaction}). */
@@ -165,7 +192,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                 + partitions + ", idempotencyRetention=" + idempotencyRetention + ", requestTimeout=" + requestTimeout
                 + ", connectTimeout=" + connectTimeout + ", lock=" + lock + ", lockWait=" + lockWait + ", lockUnavailable="
                 + lockUnavailable + ", allowEviction=" + allowEviction + ", lockSettings=" + Redaction.settings(lockSettings)
-                + "]";
+                + ", redis=" + redis + "]";
     }
 
     /** The key layout these settings describe. */

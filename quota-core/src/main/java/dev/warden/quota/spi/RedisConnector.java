@@ -86,6 +86,7 @@ public final class RedisConnector implements AutoCloseable {
         for (RedisURI uri : endpoint.uris()) {
             // Bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.
             uri.setTimeout(config.connectTimeout());
+            config.redis().applyTo(uri);
         }
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
