@@ -83,7 +83,7 @@ import java.util.concurrent.Callable;
             "  ./demo.sh --lock none --hot-share 0.9   no lock: stale prices refused, nothing lost",
             "  ./demo.sh --config my.properties        settings from a file; flags override",
             "  ./demo.sh --jdbc-url jdbc:postgresql://127.0.0.1:5432/warden \\",
-            "            --jdbc-user warden --jdbc-password secret"})
+            "            --jdbc-user warden                (password from $WARDEN_JDBC_PASSWORD)"})
 public final class BillingDemo implements Callable<Integer> {
 
     /** The lock a charge takes. */
@@ -162,11 +162,10 @@ public final class BillingDemo implements Callable<Integer> {
                     + " ledger's tables if they are missing.")
     String jdbcUrl;
 
-    @Option(names = "--jdbc-user", paramLabel = "USER", description = "Database user for --jdbc-url.")
+    @Option(names = "--jdbc-user", paramLabel = "USER", description = "Database user for --jdbc-url; the password comes from the environment variable"
+            + " WARDEN_JDBC_PASSWORD, never from the command line.")
     String jdbcUser;
 
-    @Option(names = "--jdbc-password", paramLabel = "PASSWORD", description = "Database password for --jdbc-url.")
-    String jdbcPassword;
 
     @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
             description = "auto, bar, lines or off: the live line while charging; auto redraws one line on a terminal and"
@@ -252,7 +251,14 @@ public final class BillingDemo implements Callable<Integer> {
             problems.add("--initial-quota must be 1..2^53-1, was " + initialQuota);
         }
         if (redis != null && !redis.startsWith("redis://") && !redis.startsWith("rediss://")) {
-            problems.add("--redis must be a redis:// or rediss:// URI, was " + redis);
+            problems.add("--redis must be a redis:// or rediss:// URI, was " + Redaction.redact(redis));
+        }
+        for (String[] flag : new String[][] {{"--redis", redis}, {"--jdbc-url", jdbcUrl}, {"--etcd", etcd}, {"--zookeeper", zookeeper}}) {
+            if (flag[1] != null && !Redaction.redact(flag[1]).equals(flag[1])) {
+                problems.add(flag[0] + " '" + Redaction.redact(flag[1]) + "' carries a password, which a command line shows to"
+                        + " every user of the host: use --config with warden.quota.redis.password-file (or -env), or"
+                        + " WARDEN_JDBC_PASSWORD for the database");
+            }
         }
         if (config != null && !Files.isReadable(config)) {
             problems.add("--config " + config + " is not a readable file");
@@ -427,6 +433,8 @@ public final class BillingDemo implements Callable<Integer> {
         if (jdbcUser != null) {
             c.setUsername(jdbcUser);
         }
+        // From the environment only: a command line is readable by every user of the host.
+        String jdbcPassword = System.getenv("WARDEN_JDBC_PASSWORD");
         if (jdbcPassword != null) {
             c.setPassword(jdbcPassword);
         }
