@@ -59,6 +59,7 @@ public final class RedisLockProvider implements LockProvider {
     @Override
     public Set<String> optionNames() {
         Set<String> names = new java.util.HashSet<>(Credentials.OPTIONS);
+        names.addAll(Credentials.TLS_OPTIONS);
         names.add(AddressMap.OPTION);
         return Set.copyOf(names);
     }
@@ -68,6 +69,7 @@ public final class RedisLockProvider implements LockProvider {
         List<String> problems = new ArrayList<>(Endpoints.problems(config.endpoints()));
         problems.addAll(AddressMap.problems(config.option(AddressMap.OPTION).orElse(null)));
         problems.addAll(Credentials.problems(config.endpoints(), config.options(), System::getenv));
+        problems.addAll(Credentials.tlsProblems(config.endpoints(), config.options(), System::getenv));
         return problems;
     }
 

@@ -21,6 +21,8 @@ import java.util.function.Function;
 public record Credentials(Optional<String> username, Optional<String> password) {
 
     public static final Set<String> OPTIONS = Set.of("username", "password", "password-file", "password-env");
+    /** The TLS options ({@link Tls}), named here so the provider need not see that class. */
+    public static final Set<String> TLS_OPTIONS = Tls.OPTIONS;
     private static final String PREFIX = "warden.lock.redis.";
 
     /** Every problem with the credential settings; empty when they are usable. */
@@ -39,6 +41,12 @@ public record Credentials(Optional<String> username, Optional<String> password) 
             problems.add(e.getMessage());
         }
         return problems;
+    }
+
+    /** Every problem with the TLS settings ({@link Tls}); empty when they are usable. */
+    public static List<String> tlsProblems(List<String> endpoints, Map<String, String> options,
+                                           Function<String, String> environment) {
+        return Tls.problems(endpoints, options, environment);
     }
 
     /** The credentials the options give (none when unset). */
