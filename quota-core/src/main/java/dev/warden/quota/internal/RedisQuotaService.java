@@ -118,8 +118,10 @@ final class RedisQuotaService implements QuotaService {
             if (refusal != null) {
                 throw RedisRefusal.accessDenied(endpoint, "the connection", refusal, cause);
             }
+            String tls = RedisRefusal.tlsHint(cause);
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
-                    + " and load the scripts (Redis 7 or later is needed): " + cause.getMessage(), cause);
+                    + (tls.isEmpty() ? " and load the scripts (Redis 7 or later is needed): " + cause.getMessage()
+                    : ": " + cause.getMessage() + tls), cause);
         }
     }
 

@@ -4,6 +4,8 @@ import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
 import dev.warden.quota.QuotaException;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,9 +31,13 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
     private static final String LOCK_PREFIX = "warden.lock.";
     private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
             "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction",
-            "redis.username", "redis.password", "redis.password-file", "redis.password-env");
-    /** The credential settings, shared with the Redis lock when it follows the quota endpoint. */
-    private static final List<String> CREDENTIALS = List.of("username", "password", "password-file", "password-env");
+            "redis.username", "redis.password", "redis.password-file", "redis.password-env",
+            "redis.tls.trust-store", "redis.tls.trust-store-password", "redis.tls.trust-store-password-file",
+            "redis.tls.trust-store-password-env", "redis.tls.key-store", "redis.tls.key-store-password",
+            "redis.tls.key-store-password-file", "redis.tls.key-store-password-env");
+    /** The credential and TLS settings, shared with the Redis lock when it follows the quota endpoint. */
+    private static final List<String> CREDENTIALS = KEYS.stream().filter(k -> k.startsWith("redis."))
+            .map(k -> k.substring("redis.".length())).sorted().toList();
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
 
@@ -106,7 +112,20 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             if (password.isPresent() && endpoint != null && !Redaction.redact(endpoint).equals(endpoint)) {
                 problems.add(PREFIX + "endpoint carries credentials and " + PREFIX + "redis.password is set too: keep one");
             }
-            credentials = new RedisCredentials(username, password);
+            Optional<Path> trustStore = Optional.ofNullable(own.get("redis.tls.trust-store")).map(Path::of);
+            Optional<Path> keyStore = Optional.ofNullable(own.get("redis.tls.key-store")).map(Path::of);
+            for (Optional<Path> store : List.of(trustStore, keyStore)) {
+                store.filter(p -> !Files.isReadable(p)).ifPresent(p -> problems.add(PREFIX + "redis.tls: '" + p
+                        + "' is not a readable file"));
+            }
+            if ((trustStore.isPresent() || keyStore.isPresent()) && endpoint != null
+                    && !endpoint.trim().toLowerCase(Locale.ROOT).startsWith("rediss")) {
+                problems.add(PREFIX + "redis.tls.* is set but the endpoint is not rediss://, rediss-sentinel:// or"
+                        + " rediss-cluster://");
+            }
+            credentials = new RedisCredentials(username, password, trustStore,
+                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.trust-store-password", System::getenv), keyStore,
+                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.key-store-password", System::getenv));
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }

@@ -103,7 +103,11 @@ public final class RedisConnector implements AutoCloseable {
         AbstractRedisClient client;
         if (endpoint.kind() == RedisEndpoint.Kind.CLUSTER) {
             RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
-            cluster.setOptions(ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+            if (config.redis().sslOptions() != null) {
+                options.sslOptions(config.redis().sslOptions());
+            }
+            cluster.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)
@@ -120,7 +124,11 @@ public final class RedisConnector implements AutoCloseable {
             client = cluster;
         } else {
             RedisClient single = RedisClient.create(resources);
-            single.setOptions(ClientOptions.builder()
+            ClientOptions.Builder options = ClientOptions.builder();
+            if (config.redis().sslOptions() != null) {
+                options.sslOptions(config.redis().sslOptions());
+            }
+            single.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)

@@ -32,6 +32,18 @@ public final class RedisRefusal {
         return null;
     }
 
+    /** What a TLS failure in the cause chain means for the settings, or empty. */
+    public static String tlsHint(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "; the TLS handshake failed (" + t.getMessage() + "): check that warden.quota.redis.tls.trust-store"
+                        + " holds the CA of the server's certificate and, where the server requires client certificates,"
+                        + " that tls.key-store holds one it accepts";
+            }
+        }
+        return "";
+    }
+
     /** {@code ACCESS_DENIED} naming the endpoint (already redacted) and what the server said. */
     public static QuotaException accessDenied(String endpoint, String what, String refusal, Throwable cause) {
         String hint = refusal.startsWith("NOPERM")
