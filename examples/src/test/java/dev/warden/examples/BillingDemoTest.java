@@ -107,6 +107,36 @@ class BillingDemoTest {
     }
 
     @Test
+    @DisplayName("a password shows in no line: refused on the command line, redacted from a settings file's endpoint,"
+            + " whether malformed or unreachable")
+    void noSecretShown(@TempDir Path dir) throws Exception {
+        String secret = "S3cretPw-demo";
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        Path malformed = dir.resolve("malformed.properties");
+        Files.writeString(malformed, "warden.quota.endpoint=redis://u:" + secret + "@127.0.0.1:notaport\n");
+        Path unreachable = dir.resolve("unreachable.properties");
+        Files.writeString(unreachable, "warden.quota.endpoint=redis://u:" + secret + "@127.0.0.1:" + closed + "\n");
+        String[][] runs = {{"--redis", "redis://u:" + secret + "@127.0.0.1:6379"},
+                {"--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x?password=" + secret},
+                {"--config", malformed.toString()}, {"--config", unreachable.toString()}};
+        for (String[] given : runs) {
+            Captured out = new Captured();
+            Captured err = new Captured();
+            BillingDemo.Result[] result = new BillingDemo.Result[1];
+            String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(given),
+                    java.util.stream.Stream.of("--duration", "1s", "--merchants", "1", "--progress", "off")).toArray(String[]::new);
+            String logged = dev.warden.testkit.CapturedOutput.of(() -> result[0] = BillingDemo.execute(args, out.stream, err.stream));
+            String what = String.join(" ", given);
+            assertThat(result[0].exitCode()).as(what).isNotZero();
+            assertThat(err.text()).as(what).contains("127.0.0.1:");
+            assertThat(out.text() + err.text() + logged).as(what).doesNotContain(secret);
+        }
+    }
+
+    @Test
     @DisplayName("usage errors exit 2 with a message, and start nothing")
     void usageErrors() {
         for (String[] args : new String[][] {{"--lock", "mutex"}, {"--hot-share", "1.5"}, {"--merchants", "0"},

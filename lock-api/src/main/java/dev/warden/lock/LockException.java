@@ -21,6 +21,13 @@ public class LockException extends RuntimeException {
         AMBIGUOUS_PROVIDER,
         /** The backend could not be reached or did not answer in time. */
         UNAVAILABLE,
+        /**
+         * The backend refused Warden's credentials or permissions: a wrong or missing password
+         * (Redis {@code WRONGPASS}, {@code NOAUTH}), or a user whose ACL does not allow a command,
+         * key or channel Warden needs (Redis {@code NOPERM}). Not retried: it will not pass by
+         * waiting. The message names the endpoint, never the secret.
+         */
+        ACCESS_DENIED,
         /** A wait for the lock ran out (asynchronous acquire with a wait). */
         TIMEOUT,
         /** The waiting thread was interrupted; nothing is left held on the server. */

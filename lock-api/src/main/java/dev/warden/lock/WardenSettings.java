@@ -1,11 +1,17 @@
 package dev.warden.lock;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -66,6 +72,56 @@ public final class WardenSettings {
             // fall through to the one message
         }
         throw new IllegalArgumentException("'" + text + "' is not a duration (write " + DURATION_FORMS + ")");
+    }
+
+    /**
+     * A secret setting, given one of three ways: inline under {@code key}, in a file named by
+     * {@code key-file} (its content, without the trailing line break), or in an environment variable
+     * named by {@code key-env}. A file or a variable keeps the secret out of settings files, process
+     * lists and configuration dumps. Empty when none is set.
+     *
+     * @param settings the settings, keyed as {@code key} is (with or without a prefix)
+     * @param environment how environment variables are read ({@code System::getenv})
+     * @throws IllegalArgumentException naming the settings and what is wrong, never the secret: more
+     *         than one way given, a file that cannot be read, a variable not set, an empty secret
+     */
+    public static Optional<String> secret(Map<String, ?> settings, String key,
+                                                    Function<String, String> environment) {
+        Object inline = settings.get(key);
+        Object file = settings.get(key + "-file");
+        Object env = settings.get(key + "-env");
+        int given = (inline != null ? 1 : 0) + (file != null ? 1 : 0) + (env != null ? 1 : 0);
+        if (given == 0) {
+            return Optional.empty();
+        }
+        if (given > 1) {
+            throw new IllegalArgumentException(key + ", " + key + "-file and " + key + "-env: set only one");
+        }
+        String secret;
+        if (inline != null) {
+            secret = inline.toString();
+        } else if (file != null) {
+            Path path = Path.of(file.toString().trim());
+            try {
+                secret = Files.readString(path, StandardCharsets.UTF_8);
+            } catch (IOException | RuntimeException e) {
+                // The exception's class only: its message is the path again, at best.
+                throw new IllegalArgumentException(key + "-file '" + path + "' cannot be read ("
+                        + e.getClass().getSimpleName() + ")");
+            }
+            secret = secret.endsWith("\r\n") ? secret.substring(0, secret.length() - 2)
+                    : secret.endsWith("\n") ? secret.substring(0, secret.length() - 1) : secret;
+        } else {
+            String name = env.toString().trim();
+            secret = environment.apply(name);
+            if (secret == null) {
+                throw new IllegalArgumentException(key + "-env names the environment variable " + name + ", which is not set");
+            }
+        }
+        if (secret.isEmpty()) {
+            throw new IllegalArgumentException(key + (inline != null ? "" : file != null ? "-file" : "-env") + " gives an empty secret");
+        }
+        return Optional.of(secret);
     }
 
     /**

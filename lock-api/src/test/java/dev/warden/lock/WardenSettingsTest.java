@@ -82,4 +82,23 @@ class WardenSettingsTest {
                         LockException.Reason.CONFIGURATION, LockException.Reason.NO_PROVIDER))
                 .hasMessageContaining("'1.5s' is not a duration");
     }
+
+    @Test
+    @DisplayName("a secret comes inline, from a file (without its line break) or from an environment variable; errors never show it")
+    void secrets(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String key = "warden.lock.redis.password";
+        Map<String, String> env = Map.of("REDIS_PW", "from-env-s3cret");
+        java.nio.file.Path file = dir.resolve("pw");
+        java.nio.file.Files.writeString(file, "from-file-s3cret\n");
+        assertThat(WardenSettings.secret(Map.of(), key, env::get)).isEmpty();
+        assertThat(WardenSettings.secret(Map.of(key, "inline-s3cret"), key, env::get)).contains("inline-s3cret");
+        assertThat(WardenSettings.secret(Map.of(key + "-file", file.toString()), key, env::get)).contains("from-file-s3cret");
+        assertThat(WardenSettings.secret(Map.of(key + "-env", "REDIS_PW"), key, env::get)).contains("from-env-s3cret");
+        assertThatThrownBy(() -> WardenSettings.secret(Map.of(key, "inline-s3cret", key + "-env", "REDIS_PW"), key, env::get))
+                .hasMessageContaining("set only one").hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> WardenSettings.secret(Map.of(key + "-env", "NOT_SET"), key, env::get))
+                .hasMessageContaining("NOT_SET, which is not set");
+        assertThatThrownBy(() -> WardenSettings.secret(Map.of(key + "-file", dir.resolve("missing").toString()), key, env::get))
+                .hasMessageContaining("cannot be read");
+    }
 }

@@ -21,6 +21,12 @@ public class QuotaException extends RuntimeException {
         CONFIGURATION,
         /** Redis could not be reached, did not answer in time, or is not serving (loading, busy). */
         UNAVAILABLE,
+        /**
+         * Redis refused the credentials or permissions: a wrong or missing password ({@code WRONGPASS},
+         * {@code NOAUTH}) or an ACL user not allowed a command, key or channel ({@code NOPERM}); nothing
+         * changed. The message names the endpoint, never the secret.
+         */
+        ACCESS_DENIED,
         /** Redis is over its maxmemory and refused the write before the script started: nothing changed. */
         OUT_OF_MEMORY,
         /**

@@ -142,6 +142,19 @@ public final class RedisServer implements AutoCloseable {
         return RespConnection.callOnce(host(), port(), timeout, args);
     }
 
+    /**
+     * {@link #command(String...)} as an ACL user: {@code AUTH user password} first on the same fresh
+     * socket, so a test can show what that user may and may not do.
+     *
+     * @throws RedisReplyException if the server refuses the login or the command
+     */
+    public Object commandAs(String user, String password, String... args) {
+        try (RespConnection connection = RespConnection.open(host(), port(), DEFAULT_COMMAND_TIMEOUT)) {
+            connection.call("AUTH", user, password);
+            return connection.call(args);
+        }
+    }
+
     @Override
     public String toString() {
         return "RedisServer[" + uri() + "]";

@@ -11,6 +11,7 @@ import dev.warden.examples.support.Servers;
 import dev.warden.examples.support.SettingsFile;
 import dev.warden.examples.support.SetupException;
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
@@ -82,7 +83,7 @@ import java.util.concurrent.Callable;
             "  ./demo.sh --lock none --hot-share 0.9   no lock: stale prices refused, nothing lost",
             "  ./demo.sh --config my.properties        settings from a file; flags override",
             "  ./demo.sh --jdbc-url jdbc:postgresql://127.0.0.1:5432/warden \\",
-            "            --jdbc-user warden --jdbc-password secret"})
+            "            --jdbc-user warden                (password from $WARDEN_JDBC_PASSWORD)"})
 public final class BillingDemo implements Callable<Integer> {
 
     /** The lock a charge takes. */
@@ -161,11 +162,10 @@ public final class BillingDemo implements Callable<Integer> {
                     + " ledger's tables if they are missing.")
     String jdbcUrl;
 
-    @Option(names = "--jdbc-user", paramLabel = "USER", description = "Database user for --jdbc-url.")
+    @Option(names = "--jdbc-user", paramLabel = "USER", description = "Database user for --jdbc-url; the password comes from the environment variable"
+            + " WARDEN_JDBC_PASSWORD, never from the command line.")
     String jdbcUser;
 
-    @Option(names = "--jdbc-password", paramLabel = "PASSWORD", description = "Database password for --jdbc-url.")
-    String jdbcPassword;
 
     @Option(names = "--progress", paramLabel = "MODE", defaultValue = "auto",
             description = "auto, bar, lines or off: the live line while charging; auto redraws one line on a terminal and"
@@ -199,7 +199,7 @@ public final class BillingDemo implements Callable<Integer> {
                 .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
                 .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cli.setParameterExceptionHandler((e, given) -> {
-            err.println("billing-demo: " + e.getMessage());
+            err.println("billing-demo: " + Redaction.redact(e.getMessage()));
             err.println("Try 'billing-demo --help' (./demo.sh --help) for the flags.");
             return USAGE;
         });
@@ -224,7 +224,7 @@ public final class BillingDemo implements Callable<Integer> {
             return demo(settings, chosen);
         } catch (SetupException | QuotaException | LockException e) {
             err.println();
-            err.println("billing-demo: " + e.getMessage());
+            err.println("billing-demo: " + Redaction.redact(e.getMessage()));
             boolean configuration = (e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION)
                     || (e instanceof LockException l && l.reason() == LockException.Reason.CONFIGURATION);
             return configuration ? USAGE : SETUP;
@@ -251,7 +251,14 @@ public final class BillingDemo implements Callable<Integer> {
             problems.add("--initial-quota must be 1..2^53-1, was " + initialQuota);
         }
         if (redis != null && !redis.startsWith("redis://") && !redis.startsWith("rediss://")) {
-            problems.add("--redis must be a redis:// or rediss:// URI, was " + redis);
+            problems.add("--redis must be a redis:// or rediss:// URI, was " + Redaction.redact(redis));
+        }
+        for (String[] flag : new String[][] {{"--redis", redis}, {"--jdbc-url", jdbcUrl}, {"--etcd", etcd}, {"--zookeeper", zookeeper}}) {
+            if (flag[1] != null && !Redaction.redact(flag[1]).equals(flag[1])) {
+                problems.add(flag[0] + " '" + Redaction.redact(flag[1]) + "' carries a password, which a command line shows to"
+                        + " every user of the host: use --config with warden.quota.redis.password-file (or -env), or"
+                        + " WARDEN_JDBC_PASSWORD for the database");
+            }
         }
         if (config != null && !Files.isReadable(config)) {
             problems.add("--config " + config + " is not a readable file");
@@ -293,7 +300,7 @@ public final class BillingDemo implements Callable<Integer> {
         }
         String quotaEndpoint = settings.get("warden.quota.endpoint");
         if (servers.redisServer().isEmpty()) {
-            out.printf("  %-10s %s (%s)%n", "redis", quotaEndpoint, redis != null ? "--redis" : "from " + config);
+            out.printf("  %-10s %s (%s)%n", "redis", Redaction.redact(quotaEndpoint), redis != null ? "--redis" : "from " + config);
         }
 
         // The lock: its settings from the file apply only when they are for the chosen backend.
@@ -311,7 +318,7 @@ public final class BillingDemo implements Callable<Integer> {
                 default -> throw new AssertionError(chosen);
             };
             settings.put("warden.lock.endpoints", endpoints);
-            out.printf("  %-10s %s on %s%n", "lock", chosen.wire(), endpoints);
+            out.printf("  %-10s %s on %s%n", "lock", chosen.wire(), Redaction.redact(endpoints));
             out.printf("  %-10s a charge: lock quota:<merchant>, read the balance, price, deduct with the fencing token,"
                     + " release%n", "");
         } else {
@@ -419,13 +426,15 @@ public final class BillingDemo implements Callable<Integer> {
             url = "jdbc:h2:file:" + file.toAbsolutePath();
             shown = "H2 file " + file.toAbsolutePath() + ".mv.db (fresh each run, kept afterwards)";
         } else {
-            shown = url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+            shown = Redaction.redact(url);
         }
         HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url);
         if (jdbcUser != null) {
             c.setUsername(jdbcUser);
         }
+        // From the environment only: a command line is readable by every user of the host.
+        String jdbcPassword = System.getenv("WARDEN_JDBC_PASSWORD");
         if (jdbcPassword != null) {
             c.setPassword(jdbcPassword);
         }
@@ -437,7 +446,7 @@ public final class BillingDemo implements Callable<Integer> {
             ds = new HikariDataSource(c);
         } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
             throw new SetupException("cannot open the ledger database " + shown + ": "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+                    + Redaction.redact(e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
         }
         out.printf("  %-10s %s%n", "ledger", shown);
         out.printf("  %-10s ledger schema migrated to the current version (Ledger.migrate)%n", "");

@@ -10,6 +10,7 @@ import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
 import dev.warden.lock.ReleaseOutcome;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -78,7 +79,7 @@ public final class QuickStart implements Callable<Integer> {
                 .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
                 .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         cli.setParameterExceptionHandler((e, given) -> {
-            err.println("quick-start: " + e.getMessage());
+            err.println("quick-start: " + Redaction.redact(e.getMessage()));
             return 2;
         });
         int code = cli.execute(args);
@@ -91,7 +92,7 @@ public final class QuickStart implements Callable<Integer> {
         try {
             settings = new LinkedHashMap<>(SettingsFile.load(file));
         } catch (SetupException e) {
-            err.println("quick-start: " + e.getMessage());
+            err.println("quick-start: " + Redaction.redact(e.getMessage()));
             return 2;
         }
         String backend = LockEndpoints.backend(null, settings);
@@ -100,15 +101,15 @@ public final class QuickStart implements Callable<Integer> {
                 settings.remove("warden.lock.endpoints");
                 LockEndpoints.resolve(settings, backend, null, new Servers(closer, out));
             }
-            out.printf("%s: backend %s at %s%n", file, backend, settings.get("warden.lock.endpoints"));
+            out.printf("%s: backend %s at %s%n", file, backend, Redaction.redact(settings.get("warden.lock.endpoints")));
             return quickStart(settings, backend);
         } catch (SetupException e) {
-            err.println("quick-start: " + e.getMessage());
+            err.println("quick-start: " + Redaction.redact(e.getMessage()));
             return 3;
         } catch (LockException e) {
-            err.println("quick-start: " + e.getMessage());
+            err.println("quick-start: " + Redaction.redact(e.getMessage()));
             if (e.reason() == LockException.Reason.UNAVAILABLE) {
-                err.println("quick-start: nothing answers at " + settings.get("warden.lock.endpoints")
+                err.println("quick-start: nothing answers at " + Redaction.redact(settings.get("warden.lock.endpoints"))
                         + ": start a server there, or run with --embedded");
                 return 3;
             }

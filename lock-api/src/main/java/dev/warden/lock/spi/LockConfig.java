@@ -1,5 +1,7 @@
 package dev.warden.lock.spi;
 
+import dev.warden.lock.Redaction;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +24,14 @@ public record LockConfig(String backend, List<String> endpoints, String namespac
     public LockConfig {
         endpoints = List.copyOf(endpoints);
         options = Map.copyOf(options);
+    }
+
+    /** The settings without secrets: endpoints redacted, secret options masked ({@link Redaction}). */
+    @Override
+    public String toString() {
+        return "LockConfig[backend=" + backend + ", endpoints=" + Redaction.redact(String.valueOf(endpoints))
+                + ", namespace=" + namespace + ", ttl=" + ttl + ", connectTimeout=" + connectTimeout
+                + ", requestTimeout=" + requestTimeout + ", options=" + Redaction.settings(options) + "]";
     }
 
     /** A backend option, if set. */

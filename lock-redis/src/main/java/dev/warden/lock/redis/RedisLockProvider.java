@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.redis.internal.AddressMap;
+import dev.warden.lock.redis.internal.Credentials;
 import dev.warden.lock.redis.internal.Endpoints;
 import dev.warden.lock.redis.internal.RedisDriver;
 import dev.warden.lock.spi.LockConfig;
@@ -38,7 +39,13 @@ import java.util.Set;
  *       remaining TTL, at most one second.</li>
  * </ul>
  *
- * <p>One backend option, {@code warden.lock.redis.address-map}
+ * <p>Credentials as settings, as an alternative to the endpoint's user-info:
+ * {@code warden.lock.redis.username} (an ACL user; the default user when unset) and one of
+ * {@code warden.lock.redis.password}, {@code warden.lock.redis.password-file} (a file holding the
+ * password) or {@code warden.lock.redis.password-env} (the name of an environment variable holding it).
+ * A refused login or command is {@code LockException.Reason.ACCESS_DENIED}.
+ *
+ * <p>One more backend option, {@code warden.lock.redis.address-map}
  * ({@code announced-host:port=reachable-host:port,...}): where to connect for an address the
  * sentinels or the cluster announce, for deployments behind NAT or port forwarding.
  */
@@ -51,13 +58,18 @@ public final class RedisLockProvider implements LockProvider {
 
     @Override
     public Set<String> optionNames() {
-        return Set.of(AddressMap.OPTION);
+        Set<String> names = new java.util.HashSet<>(Credentials.OPTIONS);
+        names.addAll(Credentials.TLS_OPTIONS);
+        names.add(AddressMap.OPTION);
+        return Set.copyOf(names);
     }
 
     @Override
     public List<String> validate(LockConfig config) {
         List<String> problems = new ArrayList<>(Endpoints.problems(config.endpoints()));
         problems.addAll(AddressMap.problems(config.option(AddressMap.OPTION).orElse(null)));
+        problems.addAll(Credentials.problems(config.endpoints(), config.options(), System::getenv));
+        problems.addAll(Credentials.tlsProblems(config.endpoints(), config.options(), System::getenv));
         return problems;
     }
 

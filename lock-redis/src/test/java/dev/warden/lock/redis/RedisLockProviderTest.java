@@ -33,7 +33,8 @@ class RedisLockProviderTest {
                     assertThat(p).isInstanceOf(RedisLockProvider.class);
                     assertThat(p.backend()).isEqualTo("redis");
                 });
-        assertThat(provider.optionNames()).containsExactly("address-map");
+        assertThat(provider.optionNames()).contains("address-map", "username", "password", "password-file", "password-env",
+                "tls.trust-store", "tls.key-store", "tls.trust-store-password-env");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.warden.quota.internal;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.spi.RedisRefusal;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
@@ -28,6 +29,10 @@ final class Errors {
             return (RuntimeException) cause;
         }
         String message = "Redis at " + endpoint + " failed " + what + ": " + cause.getMessage();
+        String refusal = RedisRefusal.of(cause);
+        if (refusal != null) {
+            return RedisRefusal.accessDenied(endpoint, what, refusal, cause);
+        }
         if (cause instanceof RedisCommandExecutionException e) {
             String code = code(e);
             if (code.equals("OOM")) {

@@ -20,6 +20,7 @@ import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.spi.RedisRefusal;
 import dev.warden.quota.spi.RedisConnection;
 import dev.warden.quota.spi.RedisConnector;
 import dev.warden.quota.spi.ScriptRunner;
@@ -118,8 +119,14 @@ final class RedisQuotaService implements QuotaService {
             if (cause instanceof QuotaException q) {
                 throw q;
             }
+            String refusal = RedisRefusal.of(cause);
+            if (refusal != null) {
+                throw RedisRefusal.accessDenied(endpoint, "the connection", refusal, cause);
+            }
+            String tls = RedisRefusal.tlsHint(cause);
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
-                    + " and load the scripts (Redis 7 or later is needed): " + cause.getMessage(), cause);
+                    + (tls.isEmpty() ? " and load the scripts (Redis 7 or later is needed): " + cause.getMessage()
+                    : ": " + cause.getMessage() + tls), cause);
         }
     }
 

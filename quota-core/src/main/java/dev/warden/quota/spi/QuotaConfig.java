@@ -1,14 +1,18 @@
 package dev.warden.quota.spi;
 
+import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
 import dev.warden.quota.QuotaException;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -20,12 +24,20 @@ import java.util.regex.Pattern;
  */
 public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
                           Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
-                          LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings) {
+                          LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings,
+                          RedisCredentials redis) {
 
     public static final String PREFIX = "warden.quota.";
     private static final String LOCK_PREFIX = "warden.lock.";
     private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
-            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction");
+            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction",
+            "redis.username", "redis.password", "redis.password-file", "redis.password-env",
+            "redis.tls.trust-store", "redis.tls.trust-store-password", "redis.tls.trust-store-password-file",
+            "redis.tls.trust-store-password-env", "redis.tls.key-store", "redis.tls.key-store-password",
+            "redis.tls.key-store-password-file", "redis.tls.key-store-password-env");
+    /** The credential and TLS settings, shared with the Redis lock when it follows the quota endpoint. */
+    private static final List<String> CREDENTIALS = KEYS.stream().filter(k -> k.startsWith("redis."))
+            .map(k -> k.substring("redis.".length())).sorted().toList();
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
 
@@ -87,6 +99,36 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                 problems.add(PREFIX + "endpoint " + e.getMessage());
             }
         }
+        RedisCredentials credentials = RedisCredentials.NONE;
+        try {
+            Map<String, String> prefixed = new LinkedHashMap<>();
+            own.forEach((k, v) -> prefixed.put(PREFIX + k, v));
+            Optional<String> password = WardenSettings.secret(prefixed, PREFIX + "redis.password", System::getenv);
+            Optional<String> username = Optional.ofNullable(own.get("redis.username")).filter(u -> !u.isEmpty());
+            if (username.isPresent() && password.isEmpty()) {
+                problems.add(PREFIX + "redis.username needs a password (" + PREFIX + "redis.password, password-file or"
+                        + " password-env)");
+            }
+            if (password.isPresent() && endpoint != null && !Redaction.redact(endpoint).equals(endpoint)) {
+                problems.add(PREFIX + "endpoint carries credentials and " + PREFIX + "redis.password is set too: keep one");
+            }
+            Optional<Path> trustStore = Optional.ofNullable(own.get("redis.tls.trust-store")).map(Path::of);
+            Optional<Path> keyStore = Optional.ofNullable(own.get("redis.tls.key-store")).map(Path::of);
+            for (Optional<Path> store : List.of(trustStore, keyStore)) {
+                store.filter(p -> !Files.isReadable(p)).ifPresent(p -> problems.add(PREFIX + "redis.tls: '" + p
+                        + "' is not a readable file"));
+            }
+            if ((trustStore.isPresent() || keyStore.isPresent()) && endpoint != null
+                    && !endpoint.trim().toLowerCase(Locale.ROOT).startsWith("rediss")) {
+                problems.add(PREFIX + "redis.tls.* is set but the endpoint is not rediss://, rediss-sentinel:// or"
+                        + " rediss-cluster://");
+            }
+            credentials = new RedisCredentials(username, password, trustStore,
+                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.trust-store-password", System::getenv), keyStore,
+                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.key-store-password", System::getenv));
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
         String namespace = own.getOrDefault("namespace", "");
         String nsProblem = namespaceProblem(namespace);
         if (nsProblem != null) {
@@ -142,6 +184,11 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             if (!lockSettings.containsKey(LOCK_PREFIX + "endpoints")) {
                 if (lock == LockChoice.REDIS && endpoint != null) {
                     lockSettings.put(LOCK_PREFIX + "endpoints", endpoint);
+                    // The same Redis, so the same user, unless the lock names its own.
+                    if (CREDENTIALS.stream().noneMatch(k -> lockSettings.containsKey(LOCK_PREFIX + "redis." + k))) {
+                        CREDENTIALS.stream().filter(k -> own.containsKey("redis." + k))
+                                .forEach(k -> lockSettings.put(LOCK_PREFIX + "redis." + k, own.get("redis." + k)));
+                    }
                 } else if (lock == LockChoice.MEMORY) {
                     lockSettings.put(LOCK_PREFIX + "endpoints", "memory://quota");
                 } else if (lock != LockChoice.REDIS) {
@@ -154,7 +201,17 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                     "invalid quota configuration: " + String.join("; ", problems));
         }
         return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
-                lockUnavailable, allowEviction, Map.copyOf(lockSettings));
+                lockUnavailable, allowEviction, Map.copyOf(lockSettings), credentials);
+    }
+
+    /** The settings without secrets: the endpoint redacted, secret lock settings masked ({@link Redaction}). */
+    @Override
+    public String toString() {
+        return "QuotaConfig[endpoint=" + Redaction.redact(endpoint) + ", namespace=" + namespace + ", partitions="
+                + partitions + ", idempotencyRetention=" + idempotencyRetention + ", requestTimeout=" + requestTimeout
+                + ", connectTimeout=" + connectTimeout + ", lock=" + lock + ", lockWait=" + lockWait + ", lockUnavailable="
+                + lockUnavailable + ", allowEviction=" + allowEviction + ", lockSettings=" + Redaction.settings(lockSettings)
+                + ", redis=" + redis + "]";
     }
 
     /** The key layout these settings describe. */

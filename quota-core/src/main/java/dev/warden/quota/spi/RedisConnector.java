@@ -86,6 +86,7 @@ public final class RedisConnector implements AutoCloseable {
         for (RedisURI uri : endpoint.uris()) {
             // Bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.
             uri.setTimeout(config.connectTimeout());
+            config.redis().applyTo(uri);
         }
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
@@ -102,7 +103,11 @@ public final class RedisConnector implements AutoCloseable {
         AbstractRedisClient client;
         if (endpoint.kind() == RedisEndpoint.Kind.CLUSTER) {
             RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
-            cluster.setOptions(ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+            if (config.redis().sslOptions() != null) {
+                options.sslOptions(config.redis().sslOptions());
+            }
+            cluster.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)
@@ -119,7 +124,11 @@ public final class RedisConnector implements AutoCloseable {
             client = cluster;
         } else {
             RedisClient single = RedisClient.create(resources);
-            single.setOptions(ClientOptions.builder()
+            ClientOptions.Builder options = ClientOptions.builder();
+            if (config.redis().sslOptions() != null) {
+                options.sslOptions(config.redis().sslOptions());
+            }
+            single.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)
@@ -217,6 +226,10 @@ public final class RedisConnector implements AutoCloseable {
             Throwable cause = e.getCause();
             if (cause instanceof QuotaException q) {
                 throw q;
+            }
+            String refusal = RedisRefusal.of(cause);
+            if (refusal != null) {
+                throw RedisRefusal.accessDenied(endpoint.toString(), "the connection", refusal, cause);
             }
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + ": "
                     + cause.getMessage(), cause);

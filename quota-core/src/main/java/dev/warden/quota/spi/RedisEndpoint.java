@@ -1,5 +1,6 @@
 package dev.warden.quota.spi;
 
+import dev.warden.lock.Redaction;
 import io.lettuce.core.RedisURI;
 
 import java.net.URLDecoder;
@@ -7,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -27,7 +27,6 @@ public final class RedisEndpoint {
     /** The deployment an endpoint names. */
     public enum Kind { SERVER, SENTINEL, CLUSTER }
 
-    private static final Pattern USER_INFO = Pattern.compile("(^|//|,)[^,/@]*@");
     private static final String FORMS = "redis://host:port, redis-sentinel://s1:26379,s2:26379/<master name> or"
             + " redis-cluster://n1:6379,n2:6379";
 
@@ -55,12 +54,22 @@ public final class RedisEndpoint {
         boolean tls = scheme.startsWith("rediss");
         switch (scheme) {
             case "redis", "rediss" -> {
+                // Lettuce would take "127.0.0.1:notaport" for a host name and fail only at connect.
+                String authority = rest.split("[?#]", 2)[0];
+                authority = authority.substring(authority.lastIndexOf('@') + 1).split("/", 2)[0];
+                int colon = authority.lastIndexOf(':');
+                if (colon >= 0 && !authority.endsWith("]") && !validPort(authority.substring(colon + 1))) {
+                    throw new IllegalArgumentException("'" + shown + "': '" + redact(authority)
+                            + "' is not host[:port] with a port 1..65535");
+                }
                 RedisURI uri;
                 try {
                     uri = RedisURI.create(text.trim());
                 } catch (RuntimeException e) {
-                    String why = e.getMessage() == null ? e.toString() : e.getMessage().replace(text.trim(), shown);
-                    throw new IllegalArgumentException("'" + shown + "' is not a Redis URI: " + why, e);
+                    // No cause: Lettuce's message may quote the URI with its password.
+                    String why = e.getMessage() == null ? e.getClass().getSimpleName()
+                            : redact(e.getMessage().replace(text.trim(), shown));
+                    throw new IllegalArgumentException("'" + shown + "' is not a Redis URI: " + why);
                 }
                 if (uri.getHost() == null || uri.getHost().isBlank() || uri.getHost().contains(",")) {
                     throw new IllegalArgumentException("'" + shown + "' does not name one host: use " + FORMS);
@@ -128,6 +137,10 @@ public final class RedisEndpoint {
         return new RedisEndpoint(Kind.CLUSTER, seeds, described);
     }
 
+    private static boolean validPort(String port) {
+        return port.matches("[0-9]{1,5}") && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535;
+    }
+
     private static void credentials(RedisURI.Builder b, String userInfo) {
         if (userInfo == null || userInfo.isEmpty()) {
             return;
@@ -148,7 +161,7 @@ public final class RedisEndpoint {
 
     /** The text with every user-info part replaced by {@code ***}: for messages. */
     public static String redact(String text) {
-        return USER_INFO.matcher(text).replaceAll("$1***@");
+        return Redaction.redact(text);
     }
 
     public Kind kind() {

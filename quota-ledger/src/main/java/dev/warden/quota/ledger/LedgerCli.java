@@ -2,6 +2,7 @@ package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.spi.QuotaConfig;
 import picocli.CommandLine;
@@ -21,7 +22,9 @@ import java.util.concurrent.CountDownLatch;
  * The ledger's command line: {@code schema}, {@code consume}, {@code reconcile}, {@code bootstrap},
  * {@code quarantine}. The database is a JDBC URL (PostgreSQL in production; an H2 URL works when the H2
  * jar is on the class path, as in the demo); its password, if any, comes from the environment
- * variable {@code WARDEN_JDBC_PASSWORD} so it never shows in a process list.
+ * variable {@code WARDEN_JDBC_PASSWORD} so it never shows in a process list; a password in {@code --jdbc} or
+ * {@code --redis} is refused. The Redis password comes from {@code warden.quota.redis.password-file} or
+ * {@code -env} (in {@code --settings} or as {@code WARDEN_QUOTA_REDIS__PASSWORD_FILE}).
  *
  * <pre>
  * java -cp ... dev.warden.quota.ledger.LedgerCli schema --jdbc jdbc:postgresql://db/ledger?user=warden --migrate
@@ -48,8 +51,15 @@ public final class LedgerCli implements Callable<Integer> {
         CommandLine cli = new CommandLine(new LedgerCli());
         cli.registerConverter(Duration.class, LedgerCli::duration);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("ledger: " + e.getMessage());
+            line.getErr().println("ledger: " + Redaction.redact(e.getMessage()));
             return e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION ? 2 : 3;
+        });
+        // picocli's own messages echo the offending argument, which may be a URL with a password.
+        cli.setParameterExceptionHandler((e, ignored) -> {
+            CommandLine line = e.getCommandLine();
+            line.getErr().println("ledger: " + Redaction.redact(e.getMessage()));
+            line.getErr().println("see: ledger " + (line == cli ? "" : line.getCommandName() + " ") + "--help");
+            return 2;
         });
         return cli.execute(args);
     }
@@ -58,6 +68,17 @@ public final class LedgerCli implements Callable<Integer> {
     public Integer call() {
         CommandLine.usage(this, System.out);
         return 2;
+    }
+
+    /**
+     * Refuses a password on the command line, where every user of the host can read it (ps,
+     * /proc/&lt;pid&gt;/cmdline, shell history).
+     */
+    static void refuseSecret(String option, String value, String instead) {
+        if (value != null && !Redaction.redact(value).equals(value)) {
+            throw new QuotaException(QuotaException.Reason.CONFIGURATION, option + " '" + Redaction.redact(value)
+                    + "' carries a password, which a command line shows to every user of the host: give it with " + instead);
+        }
     }
 
     /** The quota settings' grammar: 500ms, 30s, 2m, 1h, 1d or ISO-8601. */
@@ -82,6 +103,7 @@ public final class LedgerCli implements Callable<Integer> {
         int poolSize;
 
         HikariDataSource open() {
+            refuseSecret("--jdbc", url, "the environment variable WARDEN_JDBC_PASSWORD");
             HikariConfig c = new HikariConfig();
             c.setJdbcUrl(url);
             if (user != null) {
@@ -140,6 +162,8 @@ public final class LedgerCli implements Callable<Integer> {
                 p.stringPropertyNames().forEach(k -> s.put(k, p.getProperty(k)));
             }
             if (endpoint != null) {
+                refuseSecret("--redis", endpoint, "warden.quota.redis.password-file or -env in --settings, or the"
+                        + " environment variable WARDEN_QUOTA_REDIS__PASSWORD_FILE or WARDEN_QUOTA_REDIS__PASSWORD");
                 s.put("warden.quota.endpoint", endpoint);
             }
             if (partitions != null) {

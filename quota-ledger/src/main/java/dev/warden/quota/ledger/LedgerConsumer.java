@@ -178,6 +178,11 @@ public final class LedgerConsumer implements AutoCloseable {
         Object backend = lockSettings.putIfAbsent("warden.lock.backend", "redis");
         if ((backend == null || "redis".equals(String.valueOf(backend).trim())) && !lockSettings.containsKey("warden.lock.endpoints")) {
             lockSettings.put("warden.lock.endpoints", config.endpoint());
+            // The quota's Redis user owns the partition locks too, unless the lock names its own.
+            if (lockSettings.keySet().stream().noneMatch(k -> k.startsWith("warden.lock.redis.user") || k.startsWith("warden.lock.redis.pass"))) {
+                config.redis().username().ifPresent(u -> lockSettings.put("warden.lock.redis.username", u));
+                config.redis().password().ifPresent(p -> lockSettings.put("warden.lock.redis.password", p));
+            }
         }
         try {
             return LockClient.create(lockSettings);

@@ -1,6 +1,7 @@
 package dev.warden.lock.internal.config;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockProvider;
 
@@ -240,8 +241,8 @@ public final class Settings {
         return settings;
     }
 
-    /** Hides passwords in URIs before they reach a message or a log. */
+    /** Hides credentials before they reach a message or a log: {@link Redaction#redact}. */
     public static String masked(String text) {
-        return text.replaceAll("(://[^:/@,]*:)[^@/,]*@", "$1****@");
+        return Redaction.redact(text);
     }
 }

@@ -1,5 +1,7 @@
 package dev.warden.lock.etcd.internal;
 
+import dev.warden.lock.Redaction;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -42,23 +44,23 @@ public final class Endpoints {
         try {
             uri = new URI(endpoint.trim());
         } catch (URISyntaxException e) {
-            return "endpoint '" + endpoint + "' is not a URI" + usage + ": " + e.getMessage();
+            return "endpoint '" + Redaction.redact(endpoint) + "' is not a URI" + usage + ": " + Redaction.redact(e.getReason());
         }
         if (!"etcd".equals(uri.getScheme())) {
-            return "endpoint '" + endpoint + "' does not start with etcd://" + usage
+            return "endpoint '" + Redaction.redact(endpoint) + "' does not start with etcd://" + usage
                     + (("etcds".equals(uri.getScheme()) || "https".equals(uri.getScheme())) ? "; TLS is not supported yet" : "");
         }
         if (uri.getHost() == null || uri.getHost().isBlank()) {
-            return "endpoint '" + endpoint + "' names no host" + usage;
+            return "endpoint '" + Redaction.redact(endpoint) + "' names no host" + usage;
         }
         if (uri.getPort() < 1) {
-            return "endpoint '" + endpoint + "' names no port" + usage;
+            return "endpoint '" + Redaction.redact(endpoint) + "' names no port" + usage;
         }
         if (uri.getUserInfo() != null) {
-            return "endpoint '" + endpoint + "' carries credentials: etcd authentication is not supported yet";
+            return "endpoint '" + Redaction.redact(endpoint) + "' carries credentials: etcd authentication is not supported yet";
         }
         if ((uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath())) || uri.getQuery() != null) {
-            return "endpoint '" + endpoint + "' has a path or query" + usage;
+            return "endpoint '" + Redaction.redact(endpoint) + "' has a path or query" + usage;
         }
         return null;
     }

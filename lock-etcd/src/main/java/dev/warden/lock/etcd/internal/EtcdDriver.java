@@ -1,6 +1,7 @@
 package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
@@ -67,7 +68,7 @@ public final class EtcdDriver implements LockDriver {
         List<URI> uris = new ArrayList<>(Endpoints.parse(config.endpoints()));
         // Spread clients over the members; gRPC's pick_first then fails over in this order.
         Collections.shuffle(uris);
-        String shown = config.endpoints().stream().map(String::trim).collect(Collectors.joining(","));
+        String shown = Redaction.redact(config.endpoints().stream().map(String::trim).collect(Collectors.joining(",")));
         // Every member an address, tried in this order (see Members).
         List<InetSocketAddress> members = uris.stream()
                 .map(u -> InetSocketAddress.createUnresolved(u.getHost(), u.getPort())).distinct().toList();
@@ -95,11 +96,11 @@ public final class EtcdDriver implements LockDriver {
             if (cause instanceof LockException le && le.reason() == LockException.Reason.CONFIGURATION) {
                 throw le;
             }
-            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + config.endpoints()
+            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + Redaction.redact(String.valueOf(config.endpoints()))
                     + " within " + config.connectTimeout().toMillis() + " ms: " + cause.getMessage(), cause);
         } catch (TimeoutException e) {
             driver.close();
-            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + config.endpoints()
+            throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + Redaction.redact(String.valueOf(config.endpoints()))
                     + " within " + config.connectTimeout().toMillis() + " ms", e);
         } catch (InterruptedException e) {
             driver.close();

@@ -8,6 +8,7 @@ import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -47,6 +48,8 @@ final class Calls {
      */
     private static final Set<String> REFUSED = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN",
             "READONLY", "BUSY");
+    /** Server errors that refuse credentials or permissions: never retried, reported as ACCESS_DENIED. */
+    private static final List<String> DENIED = List.of("WRONGPASS", "NOAUTH", "NOPERM");
     private static final long FIRST_RETRY_MILLIS = 5;
     private static final long MAX_RETRY_MILLIS = 100;
 
@@ -197,10 +200,39 @@ final class Calls {
             return e;
         }
         String message = "Redis at " + endpoint + " failed " + what + ": " + cause.getMessage();
+        String denied = denial(error);
+        if (denied != null) {
+            return accessDenied(endpoint, what, denied, cause);
+        }
         if (cause instanceof RedisCommandExecutionException e && !TRANSIENT.contains(code(e))) {
             return new LockException(LockException.Reason.PROTOCOL, message, cause);
         }
         return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
+    }
+
+    /** The server's refusal of credentials or permissions anywhere in the cause chain, or null. */
+    static String denial(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof RedisException && m != null) {
+                for (String code : DENIED) {
+                    if (m.startsWith(code)) {
+                        return m;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** {@code ACCESS_DENIED} naming the endpoint and what the server said (which holds no secret). */
+    static LockException accessDenied(String endpoint, String what, String denial, Throwable cause) {
+        String hint = denial.startsWith("NOPERM")
+                ? "the ACL user lacks a command, key or channel Warden needs (see the README's minimal ACL)"
+                : "check the user name and password (warden.lock.redis.username, password, password-file or password-env,"
+                        + " or the endpoint's user-info)";
+        return new LockException(LockException.Reason.ACCESS_DENIED, "Redis at " + endpoint + " refused " + what + ": "
+                + denial + "; " + hint, cause);
     }
 
     static Throwable unwrap(Throwable error) {

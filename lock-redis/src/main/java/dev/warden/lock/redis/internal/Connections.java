@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -72,7 +73,8 @@ record Connections(ClientResources resources, AbstractRedisClient client, Statef
     }
 
     /** Starts connecting both; the futures complete when each is connected. */
-    static Opening open(Topology topology, ClientResources resources, Duration connectTimeout, Duration requestTimeout) {
+    static Opening open(Topology topology, ClientResources resources, Duration connectTimeout, Duration requestTimeout,
+                        SslOptions ssl) {
         SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
         TimeoutOptions timeouts = TimeoutOptions.enabled(requestTimeout);
         if (topology instanceof Topology.Cluster cluster) {
@@ -80,7 +82,11 @@ record Connections(ClientResources resources, AbstractRedisClient client, Statef
                 seed.setTimeout(connectTimeout);
             }
             RedisClusterClient client = RedisClusterClient.create(resources, cluster.seeds());
-            client.setOptions(ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            client.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)
@@ -112,7 +118,11 @@ record Connections(ClientResources resources, AbstractRedisClient client, Statef
         // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.
         uri.setTimeout(connectTimeout);
         RedisClient client = RedisClient.create(resources);
-        client.setOptions(ClientOptions.builder()
+        ClientOptions.Builder options = ClientOptions.builder();
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        client.setOptions(options
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(timeouts)

@@ -1,5 +1,6 @@
 package dev.warden.lock.redis.internal;
 
+import dev.warden.lock.Redaction;
 import io.lettuce.core.RedisURI;
 
 import java.net.URLDecoder;
@@ -7,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * Parses and checks the endpoints setting into a {@link Topology}, and names endpoints in messages
@@ -26,7 +26,6 @@ import java.util.regex.Pattern;
  */
 public final class Endpoints {
 
-    private static final Pattern USER_INFO = Pattern.compile("(^|//|,)[^,/@]*@");
     private static final String FORMS = "redis://host:port, redis-sentinel://s1:26379,s2:26379/<master name> or"
             + " redis-cluster://n1:6379,n2:6379";
 
@@ -84,11 +83,17 @@ public final class Endpoints {
         RedisURI result = null;
         for (String endpoint : endpoints) {
             String shown = redact(endpoint);
+            String authority = authorityOf(endpoint);
+            if (authority != null && !authority.isEmpty() && HostList.hostPort(authority, 6379) == null) {
+                // Lettuce would take "127.0.0.1:notaport" for a host name and fail only at connect.
+                problems.add("endpoint '" + shown + "': '" + redact(authority) + "' is not host[:port] with a port 1..65535");
+                continue;
+            }
             RedisURI uri;
             try {
                 uri = RedisURI.create(endpoint);
             } catch (RuntimeException e) {
-                String why = e.getMessage() == null ? e.toString() : e.getMessage().replace(endpoint, shown);
+                String why = e.getMessage() == null ? e.toString() : redact(e.getMessage().replace(endpoint, shown));
                 problems.add("endpoint '" + shown + "' is not a Redis URI (redis://[[user]:password@]host[:port][/database]"
                         + " or rediss://...): " + why);
                 continue;
@@ -265,6 +270,19 @@ public final class Endpoints {
         }
     }
 
+    /** The host[:port] of a redis:// or rediss:// endpoint (without credentials, path or query), or null. */
+    private static String authorityOf(String endpoint) {
+        int sep = endpoint.indexOf("://");
+        if (sep <= 0) {
+            return null;
+        }
+        String rest = endpoint.substring(sep + 3).split("[?#]", 2)[0];
+        // After the last '@' first: a raw '/' in a password must not end the authority early.
+        rest = rest.substring(rest.lastIndexOf('@') + 1);
+        int slash = rest.indexOf('/');
+        return slash < 0 ? rest : rest.substring(0, slash);
+    }
+
     /** The scheme before {@code ://}, lower case, or null. */
     private static String schemeOf(String endpoint) {
         int sep = endpoint.indexOf("://");
@@ -276,6 +294,6 @@ public final class Endpoints {
     }
 
     static String redact(String endpoint) {
-        return USER_INFO.matcher(endpoint).replaceAll("$1***@");
+        return Redaction.redact(endpoint);
     }
 }

@@ -76,11 +76,26 @@ public final class RedisDriver implements HandOffDriver {
     public static RedisDriver open(LockConfig config) {
         Topology topology = Endpoints.topology(config.endpoints());
         String endpoint = topology.describe();
+        Credentials credentials;
+        Tls tls;
+        try {
+            credentials = Credentials.of(config.options(), System::getenv);
+            tls = Tls.of(config.options(), System::getenv);
+        } catch (IllegalArgumentException e) {
+            throw new LockException(LockException.Reason.CONFIGURATION, "invalid Redis lock configuration: " + e.getMessage());
+        }
+        if (topology instanceof Topology.Standalone s) {
+            credentials.applyTo(s.uri());
+        } else if (topology instanceof Topology.Sentinel s) {
+            credentials.applyTo(s.uri());
+        } else if (topology instanceof Topology.Cluster c) {
+            c.seeds().forEach(credentials::applyTo);
+        }
         ClientResources resources = Connections.resources(AddressMap.parse(
                 config.option(AddressMap.OPTION).orElse(null), new java.util.ArrayList<>()));
         Connections.Opening opening;
         try {
-            opening = Connections.open(topology, resources, config.connectTimeout(), config.requestTimeout());
+            opening = Connections.open(topology, resources, config.connectTimeout(), config.requestTimeout(), tls.sslOptions());
         } catch (RuntimeException e) {
             shutdownResources(resources);
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
@@ -104,9 +119,32 @@ public final class RedisDriver implements HandOffDriver {
         } catch (Exception e) {
             shutdown(opening.client(), resources);
             Throwable cause = Calls.unwrap(e);
+            String denied = Calls.denial(cause);
+            if (denied != null) {
+                // Lettuce says "Unable to connect"; the server's WRONGPASS or NOAUTH is the news.
+                throw Calls.accessDenied(endpoint, "the connection", denied, cause);
+            }
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
-                    + ": " + cause.getMessage(), cause);
+                    + ": " + cause.getMessage() + tlsHint(cause, endpoint.startsWith("rediss")), cause);
         }
+    }
+
+    /** What a TLS failure, buried under Lettuce's "Unable to connect", means for the settings. */
+    private static String tlsHint(Throwable error, boolean tls) {
+        Throwable last = error;
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "; the TLS handshake failed (" + t.getMessage() + "): check that warden.lock.redis.tls.trust-store"
+                        + " holds the CA of the server's certificate and, where the server requires client certificates,"
+                        + " that tls.key-store holds one it accepts";
+            }
+            last = t;
+        }
+        if (!tls && last instanceof java.io.IOException && last.getMessage() != null
+                && (last.getMessage().contains("reset") || last.getMessage().contains("closed"))) {
+            return "; " + last.getMessage() + " (a TLS port closes a plaintext client's connection: is it rediss://?)";
+        }
+        return "";
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.warden.lock.zookeeper.internal;
 
+import dev.warden.lock.Redaction;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -44,30 +46,30 @@ public final class Endpoints {
         try {
             uri = new URI(endpoint);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' is not a URI (zookeeper://host:port): "
-                    + e.getMessage());
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' is not a URI (zookeeper://host:port): "
+                    + Redaction.redact(e.getReason()));
         }
         if (!"zookeeper".equals(uri.getScheme())) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' must start with zookeeper:// (one server each;"
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' must start with zookeeper:// (one server each;"
                     + " list every member of an ensemble, comma-separated)");
         }
         if (uri.getHost() == null || uri.getHost().isBlank()) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' does not name one host: use zookeeper://host:port");
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' does not name one host: use zookeeper://host:port");
         }
         if (uri.getRawUserInfo() != null) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' has credentials, which are not supported");
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has credentials, which are not supported");
         }
         String path = uri.getRawPath();
         if (path != null && !path.isEmpty() && !path.equals("/")) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' has a path (a chroot), which is not supported:"
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has a path (a chroot), which is not supported:"
                     + " use warden.lock.namespace");
         }
         if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' has a query or fragment, which is not supported");
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has a query or fragment, which is not supported");
         }
         int port = uri.getPort() == -1 ? DEFAULT_PORT : uri.getPort();
         if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("endpoint '" + endpoint + "' has port " + port + " outside 1..65535");
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has port " + port + " outside 1..65535");
         }
         return uri.getHost() + ":" + port;
     }

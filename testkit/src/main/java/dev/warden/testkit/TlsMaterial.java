@@ -1,0 +1,124 @@
+package dev.warden.testkit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.Key;
+import java.security.KeyStore;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A throwaway certificate authority with a server certificate (for 127.0.0.1 and localhost) and a
+ * client certificate, generated at test time with the JDK's {@code keytool} (no extra dependency),
+ * valid for two days, in PEM for servers and PKCS12 for Java clients. Every store's password is
+ * {@link #STORE_PASSWORD}: test material, never a real secret.
+ */
+public final class TlsMaterial {
+
+    public static final String STORE_PASSWORD = "testkit-store";
+
+    private final Path dir;
+
+    private TlsMaterial(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Generates a new CA and its certificates in {@code dir} (created if needed); takes a few seconds. */
+    public static TlsMaterial generate(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            TlsMaterial m = new TlsMaterial(dir);
+            m.keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=warden-testkit-ca",
+                    "-ext", "bc:c", "-validity", "2", "-keystore", "ca.p12");
+            m.keytool("-exportcert", "-alias", "ca", "-rfc", "-keystore", "ca.p12", "-file", "ca.pem");
+            m.keytool("-importcert", "-alias", "ca", "-file", "ca.pem", "-noprompt", "-keystore", "truststore.p12");
+            m.signed("server", "CN=127.0.0.1", "san=ip:127.0.0.1,dns:localhost");
+            m.signed("client", "CN=warden-testkit-client", null);
+            m.pemKey("server");
+            m.pemKey("client");
+            return m;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot generate TLS material in " + dir, e);
+        }
+    }
+
+    /** The CA certificate, PEM ({@code tls-ca-cert-file}). */
+    public Path caCertificate() {
+        return dir.resolve("ca.pem");
+    }
+
+    /** A PKCS12 trust store holding only the CA. */
+    public Path trustStore() {
+        return dir.resolve("truststore.p12");
+    }
+
+    /** The server's certificate chain, PEM ({@code tls-cert-file}). */
+    public Path serverCertificate() {
+        return dir.resolve("server.pem");
+    }
+
+    /** The server's private key, unencrypted PKCS#8 PEM ({@code tls-key-file}). */
+    public Path serverKey() {
+        return dir.resolve("server.key");
+    }
+
+    /** A PKCS12 key store with the client's key and certificate chain, for mutual TLS. */
+    public Path clientKeyStore() {
+        return dir.resolve("client.p12");
+    }
+
+    private void signed(String alias, String dname, String san) throws IOException {
+        String store = alias + ".p12";
+        keytool("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname, "-validity", "2",
+                "-keystore", store);
+        keytool("-certreq", "-alias", alias, "-keystore", store, "-file", alias + ".csr");
+        List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", alias + ".csr",
+                "-outfile", alias + ".crt", "-rfc", "-validity", "2"));
+        if (san != null) {
+            gencert.addAll(List.of("-ext", san));
+        }
+        keytool(gencert.toArray(String[]::new));
+        keytool("-importcert", "-alias", "ca", "-file", "ca.pem", "-noprompt", "-keystore", store);
+        keytool("-importcert", "-alias", alias, "-file", alias + ".crt", "-noprompt", "-keystore", store);
+        Files.writeString(dir.resolve(alias + ".pem"), Files.readString(dir.resolve(alias + ".crt")) + Files.readString(caCertificate()));
+    }
+
+    private void pemKey(String alias) throws IOException {
+        try (InputStream in = Files.newInputStream(dir.resolve(alias + ".p12"))) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(in, STORE_PASSWORD.toCharArray());
+            Key key = ks.getKey(alias, STORE_PASSWORD.toCharArray());
+            String pem = "-----BEGIN PRIVATE KEY-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded())
+                    + "\n-----END PRIVATE KEY-----\n";
+            Files.writeString(dir.resolve(alias + ".key"), pem);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read the key of " + alias, e);
+        }
+    }
+
+    private void keytool(String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        command.addAll(List.of(args));
+        command.addAll(List.of("-storetype", "PKCS12", "-storepass", STORE_PASSWORD));
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        try {
+            String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IllegalStateException("keytool " + String.join(" ", args) + " failed: " + output);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            throw new IllegalStateException("interrupted while running keytool", e);
+        }
+    }
+}
