@@ -71,7 +71,8 @@ class LockHistoryTest {
         LockHistory h = new LockHistory();
         h.granted("n", 1, "a");
         h.granted("n", 2, "b");
-        h.lost("n", 1, "a", Instant.now());
+        // Relied on well after the second grant: Instant and nanoTime differ by microseconds.
+        h.lost("n", 1, "a", Instant.now().plusSeconds(1));
         h.releasing("n", 2, "b");
         assertThat(h.violations()).anyMatch(v -> v.startsWith("overlap"));
         assertThat(h.tokenOrderViolations()).isEmpty();
