@@ -53,7 +53,7 @@ public record JournalEntry(int partition, String stream, String entryId, String 
      */
     public long delta() {
         return switch (kind) {
-            case OPEN, CAPTURE -> 0;
+            case OPEN, CAPTURE, POST -> 0;
             case DEDUCT, HOLD -> -amount;
             case TOPUP, REFUND, RELEASE, EXPIRE -> amount;
         };

@@ -125,7 +125,7 @@ final class JournalTail {
      */
     static long delta(EntryKind kind, long amount) {
         return switch (kind) {
-            case OPEN, HOLD, RELEASE, EXPIRE -> 0;
+            case OPEN, HOLD, RELEASE, EXPIRE, POST -> 0;
             case DEDUCT, CAPTURE -> -amount;
             case TOPUP, REFUND -> amount;
         };
