@@ -149,6 +149,37 @@ class PostingsLedgerTest {
         }
     }
 
+    @Test
+    @DisplayName("a posting's request id applied again after its records expired: quarantined (never compensated), the drift named by balance")
+    void reusedRequestIdQuarantined() throws SQLException {
+        Tenant t = Tenant.fresh();
+        try (HikariDataSource pg = Support.freshPostgres(postgres.server());
+             QuotaService quota = QuotaService.create(t.settings());
+             Reconciler reconciler = Reconciler.create(t.settings(), pg);
+             LedgerConsumer consumer = t.consumer(pg)) {
+            String a = "p-reuse-" + UUID.randomUUID();
+            quota.open(a, 10);
+            quota.openBalance(a, "points");
+            assertThat(quota.post(a, "grant", Map.of("points", 100L))).isInstanceOf(PostingOutcome.Posted.class);
+            Support.drained(consumer);
+            // The idempotency records expire (here: deleted behind the engine's back), and the retry comes.
+            server().command("DEL", t.layout().requestKey(a, "grant"), t.layout().postingKey(a, "grant"));
+            assertThat(quota.post(a, "grant", Map.of("points", 100L))).isInstanceOf(PostingOutcome.Posted.class);
+            Support.drained(consumer);
+
+            assertThat(Ledger.quarantine(pg, true)).singleElement().satisfies(q -> {
+                assertThat(q.reason()).isEqualTo(QuarantineReason.CONSTRAINT);
+                assertThat(q.detail()).contains("grant", "posting");
+            });
+            assertThat(databaseBalances(pg, a)).containsExactly(Map.entry("points", 100L));
+            assertThat(reconciler.check().drifted()).singleElement().satisfies(d -> {
+                assertThat(d.balance()).isEqualTo("points");
+                assertThat(d.redisBalance()).hasValue(200);
+                assertThat(d.expected()).hasValue(100);
+            });
+        }
+    }
+
     static SortedMap<String, Long> databaseBalances(DataSource ds, String account) throws SQLException {
         SortedMap<String, Long> out = new TreeMap<>();
         try (Connection c = ds.getConnection();
