@@ -180,6 +180,101 @@ class PostingsLedgerTest {
         }
     }
 
+    @Test
+    @DisplayName("a debit the database cannot cover (its row was lowered behind Redis's back): quarantined as NEGATIVE_BALANCE, the batch's other postings applied")
+    void negativeInTheDatabaseQuarantined() throws SQLException {
+        Tenant t = Tenant.fresh();
+        try (HikariDataSource pg = Support.freshPostgres(postgres.server());
+             QuotaService quota = QuotaService.create(t.settings())) {
+            String a = "p-neg-" + UUID.randomUUID();
+            String b = "p-ok-" + UUID.randomUUID();
+            for (String x : List.of(a, b)) {
+                quota.open(x, 10);
+                quota.openBalance(x, "plan");
+                quota.post(x, "fund", Map.of("plan", 50L));
+            }
+            try (LedgerConsumer c = t.consumer(pg)) {
+                Support.drained(c);
+            }
+            try (Connection c = pg.getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "UPDATE ledger_balances SET amount = 5 WHERE account = ?")) {
+                ps.setString(1, a);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            assertThat(quota.post(a, "use", Map.of("plan", -20L))).isInstanceOf(PostingOutcome.Posted.class);
+            assertThat(quota.post(b, "use", Map.of("plan", -20L))).isInstanceOf(PostingOutcome.Posted.class);
+            try (LedgerConsumer c = t.consumer(pg)) {
+                Support.drained(c);
+            }
+            assertThat(Ledger.quarantine(pg, true)).singleElement().satisfies(q -> {
+                assertThat(q.reason()).isEqualTo(QuarantineReason.NEGATIVE_BALANCE);
+                assertThat(q.fields()).containsEntry("account", a).containsEntry("lines", "plan=-20");
+            });
+            assertThat(databaseBalances(pg, a)).containsExactly(Map.entry("plan", 5L));
+            assertThat(databaseBalances(pg, b)).containsExactly(Map.entry("plan", 30L));
+        }
+    }
+
+    @Test
+    @DisplayName("postings from four threads while the consumer runs: never negative, and once drained the database equals Redis balance by balance")
+    void concurrentWithTheConsumer() throws Exception {
+        Tenant t = Tenant.fresh();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try (HikariDataSource pg = Support.freshPostgres(postgres.server());
+             QuotaService quota = QuotaService.create(t.settings());
+             Reconciler reconciler = Reconciler.create(t.settings(), pg);
+             LedgerConsumer consumer = t.consumer(pg)) {
+            List<String> accounts = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String a = "p-conc-" + i + "-" + UUID.randomUUID();
+                quota.open(a, 100);
+                quota.openBalance(a, "plan");
+                quota.openBalance(a, "points");
+                quota.post(a, "fund", Map.of("plan", 300L, "points", 300L));
+                accounts.add(a);
+            }
+            List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+            for (int th = 0; th < 4; th++) {
+                int seed = th;
+                done.add(pool.submit(() -> {
+                    Random random = new Random(seed);
+                    int applied = 0;
+                    for (int i = 0; i < 100; i++) {
+                        String a = accounts.get(random.nextInt(accounts.size()));
+                        Map<String, Long> lines = new TreeMap<>();
+                        lines.put("plan", -(1L + random.nextInt(9)));
+                        lines.put("points", random.nextBoolean() ? 2L : -(1L + random.nextInt(9)));
+                        PostingOutcome o = quota.post(a, "t" + seed + "-" + i, lines);
+                        if (o instanceof PostingOutcome.Posted) {
+                            applied++;
+                        } else {
+                            assertThat(o).isInstanceOf(PostingOutcome.Insufficient.class);
+                        }
+                    }
+                    return applied;
+                }));
+            }
+            int applied = 0;
+            for (java.util.concurrent.Future<Integer> f : done) {
+                applied += f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            Support.drained(consumer);
+            ReconciliationReport report = reconciler.check();
+            assertThat(report.drifted()).isEmpty();
+            assertThat(report.unresolvedQuarantine()).isZero();
+            int entries = 0;
+            for (String a : accounts) {
+                SortedMap<String, Long> inRedis = quota.balances(a).orElseThrow();
+                assertThat(inRedis.values()).allMatch(v -> v >= 0);
+                assertThat(databaseBalances(pg, a)).as("database balances of %s", a).isEqualTo(inRedis);
+                entries += count(pg, "SELECT COUNT(*) FROM ledger_entries WHERE kind = 'post' AND account = '" + a + "'");
+            }
+            assertThat(entries).isEqualTo(3 + applied);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     static SortedMap<String, Long> databaseBalances(DataSource ds, String account) throws SQLException {
         SortedMap<String, Long> out = new TreeMap<>();
         try (Connection c = ds.getConnection();
