@@ -76,7 +76,8 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
             b.append(" (the first ").append(drifted.size()).append(" listed)");
         }
         for (Drift d : drifted) {
-            b.append("\n  ").append(d.account()).append(" (p").append(d.partition()).append("): redis ")
+            b.append("\n  ").append(d.account()).append(d.balance().isEmpty() ? "" : ", balance " + d.balance())
+                    .append(" (p").append(d.partition()).append("): redis ")
                     .append(text(d.redisBalance())).append(", database ").append(text(d.databaseBalance()))
                     .append(", unpersisted ").append(d.unpersisted()).append(", expected ").append(text(d.expected()))
                     .append(", difference ").append(d.difference()).append(d.drained() ? "" : " (entries in flight)");
