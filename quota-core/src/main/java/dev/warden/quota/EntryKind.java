@@ -15,7 +15,12 @@ public enum EntryKind {
     /** Held quota returned to available: a void, or what a capture did not use. */
     RELEASE,
     /** Held quota returned to available because its hold expired. */
-    EXPIRE;
+    EXPIRE,
+    /**
+     * A posting to an account's named balances ({@link QuotaService#post}): one entry for all its lines,
+     * which travel in the entry's {@code lines} field; the main balance does not move.
+     */
+    POST;
 
     /** The name used in the scripts and the journal, e.g. {@code deduct}. */
     public String wireName() {

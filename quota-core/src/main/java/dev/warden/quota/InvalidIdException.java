@@ -17,7 +17,12 @@ public class InvalidIdException extends IllegalArgumentException {
         ACCOUNT,
         REQUEST,
         /** The id of an authorisation hold ({@link QuotaService#hold}). */
-        HOLD
+        HOLD,
+        /**
+         * The name of a named balance ({@link QuotaService#post}): 1..{@value QuotaService#MAX_BALANCE_NAME_BYTES}
+         * characters of {@code a-z}, {@code 0-9}, {@code _} and {@code -}.
+         */
+        BALANCE
     }
 
     /** Why it was refused. */
@@ -29,7 +34,9 @@ public class InvalidIdException extends IllegalArgumentException {
         /** {@code :}, <code>{</code> or <code>}</code>. */
         RESERVED_CHARACTER,
         /** An unpaired UTF-16 surrogate: not encodable as UTF-8. */
-        MALFORMED
+        MALFORMED,
+        /** A balance name with a character other than {@code a-z}, {@code 0-9}, {@code _} or {@code -}. */
+        CHARACTER_NOT_ALLOWED
     }
 
     private final Field field;

@@ -6,7 +6,9 @@ import dev.warden.quota.internal.QuotaFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 import java.util.Properties;
 import java.util.concurrent.CompletionStage;
 
@@ -57,6 +59,12 @@ public interface QuotaService extends AutoCloseable {
 
     /** The longest account or request id, in bytes of UTF-8. */
     int MAX_ID_BYTES = 128;
+
+    /** The longest balance name ({@link #openBalance}), in characters of {@code a-z 0-9 _ -}. */
+    int MAX_BALANCE_NAME_BYTES = 32;
+
+    /** The most balances one {@link #post} may move. */
+    int MAX_POSTING_LINES = 16;
 
     /** Connects, loads the scripts and, when configured, creates the lock client. */
     static QuotaService create(Map<String, ?> settings) {
@@ -167,6 +175,38 @@ public interface QuotaService extends AutoCloseable {
      * @return how many holds it expired
      */
     long expireHolds();
+
+    /**
+     * Opens a named balance of the account at 0 (not journaled: the ledger counts a balance it has no row
+     * for as 0). Named balances (plan quota, points, coupons...) sit beside the account's main balance,
+     * which {@link #deduct}, {@link #topUp}, {@link #refund} and holds move and a posting never does.
+     *
+     * @param balance 1..{@value #MAX_BALANCE_NAME_BYTES} characters of {@code a-z}, {@code 0-9}, {@code _}, {@code -}
+     * @return {@link PostingOutcome.Opened}, {@link PostingOutcome.BalanceExists} or {@link PostingOutcome.AccountNotFound}
+     * @throws InvalidIdException for an invalid account id or balance name (field {@link InvalidIdException.Field#BALANCE})
+     */
+    PostingOutcome openBalance(String account, String balance);
+
+    /**
+     * Posts to several named balances of one account at once, in one script: a positive delta credits its
+     * balance, a negative one debits it. Every line is checked (the balance is open, covers its debit, does
+     * not overflow) before the first write, so a posting is applied whole or not at all, and journaled as one
+     * entry ({@link EntryKind#POST}). Idempotent per (account, request id), sharing the request ids of
+     * deductions: the same posting again answers {@link PostingOutcome.Duplicate}, other lines or another
+     * kind of change {@link PostingOutcome.Conflict}.
+     *
+     * @param deltas by balance name, 1..{@value #MAX_POSTING_LINES} of them, each non-zero and at most 2^53−1
+     *               either way
+     * @return {@link PostingOutcome.Posted}, or what {@link PostingOutcome} lists for post
+     * @throws InvalidIdException for an invalid account id, request id or balance name; nothing is sent
+     */
+    PostingOutcome post(String account, String requestId, Map<String, Long> deltas);
+
+    /**
+     * The account's named balances by name (the main balance is {@link #balance}); empty when there is no
+     * such account.
+     */
+    Optional<SortedMap<String, Long>> balances(String account);
 
     /** The lock name of an account, for callers that take the lock themselves: {@code quota:<account>}. */
     String lockName(String account);

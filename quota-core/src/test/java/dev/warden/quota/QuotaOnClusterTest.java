@@ -123,4 +123,28 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
             }
         }
     }
+
+    @Test
+    @DisplayName("named balances: openBalance, post and balances stay in the account's slot on its primary")
+    void postingsOnTheirPrimaries() {
+        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", endpoint()))) {
+            Set<RedisServer> used = new HashSet<>();
+            for (int i = 0; i < 24; i++) {
+                String account = "post-" + i + "-" + UUID.randomUUID();
+                quota.open(account, 100);
+                assertThat(quota.openBalance(account, "plan")).isInstanceOf(PostingOutcome.Opened.class);
+                assertThat(quota.openBalance(account, "points")).isInstanceOf(PostingOutcome.Opened.class);
+                assertThat(quota.post(account, "fund", Map.of("plan", 50L, "points", 5L))).isInstanceOf(PostingOutcome.Posted.class);
+                assertThat(quota.post(account, "use", Map.of("plan", -20L, "points", 3L))).isInstanceOf(PostingOutcome.Posted.class);
+                assertThat(quota.post(account, "short", Map.of("plan", -1L, "points", -9L)))
+                        .isEqualTo(new PostingOutcome.Insufficient("points", 8));
+                assertThat(quota.post(account, "use", Map.of("points", 3L, "plan", -20L))).isInstanceOf(PostingOutcome.Duplicate.class);
+                assertThat(quota.balances(account)).hasValue(new java.util.TreeMap<>(Map.of("plan", 30L, "points", 8L)));
+                RedisServer owner = cluster().primaryOf(LAYOUT.accountKey(account));
+                used.add(owner);
+                assertThat(owner.command("HGETALL", LAYOUT.balancesKey(account))).isEqualTo(List.of("plan", "30", "points", "8"));
+            }
+            assertThat(used).hasSize(3);
+        }
+    }
 }

@@ -163,6 +163,21 @@ public final class MeteredQuotaService implements QuotaService {
     }
 
     @Override
+    public dev.warden.quota.PostingOutcome openBalance(String account, String balance) {
+        return delegate.openBalance(account, balance); // named balances are not metered yet
+    }
+
+    @Override
+    public dev.warden.quota.PostingOutcome post(String account, String requestId, java.util.Map<String, Long> deltas) {
+        return delegate.post(account, requestId, deltas);
+    }
+
+    @Override
+    public java.util.Optional<java.util.SortedMap<String, Long>> balances(String account) {
+        return delegate.balances(account);
+    }
+
+    @Override
     public long expireHolds() {
         return delegate.expireHolds();
     }

@@ -12,6 +12,7 @@ import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.InvalidIdException;
 import dev.warden.quota.InvalidIdException.Field;
 import dev.warden.quota.Outcome;
+import dev.warden.quota.PostingOutcome;
 import dev.warden.quota.Pricing;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
@@ -31,9 +32,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -70,6 +73,7 @@ final class RedisQuotaService implements QuotaService {
     private final String retentionMillis;
     private final long syncWaitNanos;
     private final Holds holds;
+    private final Postings postings;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
@@ -88,6 +92,7 @@ final class RedisQuotaService implements QuotaService {
         // A call sends a refused script again until the request timeout; the last try is bounded by it too.
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
         this.holds = new Holds(layout, scripts, connection, config.idempotencyRetention(), clock);
+        this.postings = new Postings(layout, scripts, connection, config.idempotencyRetention());
     }
 
     static RedisQuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
@@ -365,6 +370,26 @@ final class RedisQuotaService implements QuotaService {
             } while (swept[1] == 1);
         }
         return expired;
+    }
+
+    // ---- named balances (the scripts and their replies are Postings') ----
+
+    @Override
+    public PostingOutcome openBalance(String account, String balance) {
+        checkOpen();
+        return await(postings.open(account, balance), "open a balance of " + account);
+    }
+
+    @Override
+    public PostingOutcome post(String account, String requestId, Map<String, Long> deltas) {
+        checkOpen();
+        return await(postings.post(account, requestId, deltas), "post to " + account);
+    }
+
+    @Override
+    public Optional<SortedMap<String, Long>> balances(String account) {
+        checkOpen();
+        return await(postings.read(account), "read the named balances of " + account);
     }
 
     @Override

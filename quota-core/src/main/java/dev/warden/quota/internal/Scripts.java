@@ -15,7 +15,9 @@ public final class Scripts {
         CREDIT("credit.lua"),
         DEDUCT("deduct.lua"),
         BALANCE("balance.lua"),
-        HOLDS("holds.lua");
+        HOLDS("holds.lua"),
+        POST("post.lua"),
+        BALANCES("balances.lua");
 
         final String resource;
 

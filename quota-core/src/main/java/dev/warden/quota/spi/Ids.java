@@ -6,6 +6,7 @@ import dev.warden.quota.InvalidIdException.Problem;
 import dev.warden.quota.QuotaService;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * Checks account and request ids the way the scripts do (they check again, independently): 1..128
@@ -27,6 +28,7 @@ public final class Ids {
                 case ACCOUNT -> "account";
                 case REQUEST -> "requestId";
                 case HOLD -> "holdId";
+                case BALANCE -> "balance";
             });
         }
         Problem problem = problem(id);
@@ -35,11 +37,43 @@ public final class Ids {
                 case ACCOUNT -> "account id";
                 case REQUEST -> "request id";
                 case HOLD -> "hold id";
+                case BALANCE -> "balance name";
             }) + " '"
                     + shown(id) + "' is invalid: " + problem + " (ids are 1.." + QuotaService.MAX_ID_BYTES
                     + " bytes of UTF-8, without control characters (U+0000..U+001F, U+007F..U+009F), ':', '{' or '}')");
         }
         return id;
+    }
+
+    /**
+     * Checks a balance name the way {@code post.lua} does: 1..{@value QuotaService#MAX_BALANCE_NAME_BYTES}
+     * characters of {@code a-z}, {@code 0-9}, {@code _} and {@code -} (so it never meets a key's or a
+     * journal line's separators).
+     *
+     * @throws InvalidIdException naming the problem
+     * @throws NullPointerException when it is null
+     */
+    public static String checkBalanceName(String name) {
+        Objects.requireNonNull(name, "balance");
+        Problem problem = null;
+        if (name.isEmpty()) {
+            problem = Problem.EMPTY;
+        } else if (name.length() > QuotaService.MAX_BALANCE_NAME_BYTES) {
+            problem = Problem.TOO_LONG;
+        } else {
+            for (int i = 0; i < name.length() && problem == null; i++) {
+                char c = name.charAt(i);
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+                    problem = Problem.CHARACTER_NOT_ALLOWED;
+                }
+            }
+        }
+        if (problem != null) {
+            throw new InvalidIdException(Field.BALANCE, problem, "balance name '" + shown(name) + "' is invalid: "
+                    + problem + " (balance names are 1.." + QuotaService.MAX_BALANCE_NAME_BYTES
+                    + " characters of a-z, 0-9, '_' and '-')");
+        }
+        return name;
     }
 
     public static Problem problem(String id) {

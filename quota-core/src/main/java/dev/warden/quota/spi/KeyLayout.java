@@ -17,6 +17,8 @@ import java.util.zip.CRC32;
  *   quota:{pN}:journal                       stream of applied changes
  *   quota:{pN}:hold:&lt;account&gt;:&lt;holdId&gt;     a hold: state, amount, expiry (see holds.lua)
  *   quota:{pN}:holds                         sorted set of the partition's open holds by expiry
+ *   quota:{pN}:bal:&lt;account&gt;                 hash: the account's named balances (see post.lua)
+ *   quota:{pN}:post:&lt;account&gt;:&lt;requestId&gt;   what a posting wrote, for its retries (PX retention)
  * </pre>
  * Ids never contain {@code :}, <code>{</code> or <code>}</code>, so {@code <account>:<requestId>} is
  * unambiguous and no id can forge another partition's hash tag.
@@ -104,6 +106,16 @@ public final class KeyLayout {
     /** An authorisation hold of an account: hold ids are unique per account, like request ids. */
     public String holdKey(String account, String holdId) {
         return base(partition(account)) + ":hold:" + account + ":" + holdId;
+    }
+
+    /** An account's named balances: a hash, one field per balance ({@link dev.warden.quota.QuotaService#post}). */
+    public String balancesKey(String account) {
+        return base(partition(account)) + ":bal:" + account;
+    }
+
+    /** What a posting wrote, for its retries (next to its idempotency record, with the same retention). */
+    public String postingKey(String account, String requestId) {
+        return base(partition(account)) + ":post:" + account + ":" + requestId;
     }
 
     /** The partition's open holds, scored by expiry (ms). */

@@ -237,14 +237,57 @@ class ScriptsTest {
     }
 
     @Test
-    @DisplayName("each script declares its flags in a Redis 7 shebang; only the read (balance) is no-writes")
+    @DisplayName("each script declares its flags in a Redis 7 shebang; only the reads (balance, balances) are no-writes")
     void shebangs() {
         for (Scripts.Script script : Scripts.Script.values()) {
             String firstLine = Scripts.source(script).lines().findFirst().orElseThrow();
             assertThat(firstLine).startsWith("#!lua flags=").doesNotContain("allow-oom");
             assertThat(firstLine.contains("no-writes"))
-                    .isEqualTo(script == Scripts.Script.BALANCE);
+                    .isEqualTo(script == Scripts.Script.BALANCE || script == Scripts.Script.BALANCES);
         }
+    }
+
+    Object post(String acct, String request, String... lines) {
+        int p = LAYOUT.partition(acct);
+        List<String> args = new java.util.ArrayList<>(List.of("EVALSHA", Scripts.digest(Scripts.Script.POST), "6",
+                LAYOUT.marker(p), LAYOUT.accountKey(acct), LAYOUT.balancesKey(acct), LAYOUT.requestKey(acct, request),
+                LAYOUT.postingKey(acct, request), LAYOUT.journal(p), "post", acct, request, "60000", MARKER,
+                Integer.toString(lines.length / 3)));
+        args.addAll(List.of(lines));
+        return server().command(args.toArray(String[]::new));
+    }
+
+    @Test
+    @DisplayName("post.lua refuses bad names, order, signs, amounts and line counts on its own, before writing")
+    void postRefusesBadInput() {
+        String account = "posting-" + java.util.UUID.randomUUID();
+        int p = LAYOUT.partition(account);
+        server().command("SET", LAYOUT.marker(p), MARKER);
+        server().command("HSET", LAYOUT.accountKey(account), "balance", "10");
+        server().command("HSET", LAYOUT.balancesKey(account), "a-b", "5", "a_b", "5");
+        Object journal = server().command("XLEN", LAYOUT.journal(p));
+
+        assertThat(post(account, "r", "Plan", "+", "1")).isEqualTo(List.of("invalid_id", "BALANCE", "CHARACTER_NOT_ALLOWED"));
+        assertThat(post(account, "r", "", "+", "1")).isEqualTo(List.of("invalid_id", "BALANCE", "EMPTY"));
+        assertThat(post(account, "r", "x".repeat(33), "+", "1")).isEqualTo(List.of("invalid_id", "BALANCE", "TOO_LONG"));
+        assertThat(post(account, "r", "a_b", "+", "1", "a-b", "+", "1")).isEqualTo(List.of("invalid_argument", "order"));
+        assertThat(post(account, "r", "a-b", "+", "1", "a-b", "+", "1")).isEqualTo(List.of("invalid_argument", "order"));
+        assertThat(post(account, "r", "a-b", "*", "1")).isEqualTo(List.of("invalid_argument", "sign"));
+        assertThat(post(account, "r", "a-b", "-", "0")).isEqualTo(List.of("invalid_amount", "a-b", "ZERO"));
+        assertThat(post(account, "r", "a-b", "-", "-1")).isEqualTo(List.of("invalid_amount", "a-b", "NEGATIVE"));
+        assertThat(post(account, "r", "a-b", "-", "9007199254740992")).isEqualTo(List.of("invalid_amount", "a-b", "TOO_LARGE"));
+        assertThat(post(account, "r")).isEqualTo(List.of("invalid_posting", "EMPTY"));
+        String[] many = new String[3 * 17];
+        for (int i = 0; i < 17; i++) {
+            many[3 * i] = String.format("b%02d", i);
+            many[3 * i + 1] = "+";
+            many[3 * i + 2] = "1";
+        }
+        assertThat(post(account, "r", many)).isEqualTo(List.of("invalid_posting", "TOO_MANY_BALANCES"));
+        assertThat(post(account, "r", "a-b", "-", "6", "a_b", "+", "1")).isEqualTo(List.of("insufficient", "a-b", "5"));
+        assertThat(server().command("HGETALL", LAYOUT.balancesKey(account))).isEqualTo(List.of("a-b", "5", "a_b", "5"));
+        assertThat(server().command("XLEN", LAYOUT.journal(p))).isEqualTo(journal);
+        assertThat(server().command("EXISTS", LAYOUT.requestKey(account, "r"), LAYOUT.postingKey(account, "r"))).isEqualTo(0L);
     }
     Object holds(String op, String acct, String holdId, String amount, String expires) {
         int p = LAYOUT.partition(acct);

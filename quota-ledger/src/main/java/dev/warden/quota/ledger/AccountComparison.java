@@ -21,12 +21,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Compares a group of accounts of one partition: each account's Redis balance against the
+ * Compares a group of accounts of one partition (each named balance too, the same way: a balance
+ * missing on a side counts as 0 there): each account's Redis balance against the
  * database's balance plus (balances are available + held on both sides, so a hold, release or expiry
  * changes nothing here and a capture counts as a deduction) the changes of its journal entries not yet in the database. The figures
  * are taken so that traffic during the comparison does not show as drift: the group's balances are
@@ -62,9 +66,19 @@ final class AccountComparison {
         EntryId last = EntryId.parse((String) reply.get(1));
         long snapshotMs = Long.parseLong((String) reply.get(2));
         Map<String, OptionalLong> redis = new HashMap<>();
+        Map<String, Map<String, Long>> redisNamed = new HashMap<>();
         for (int i = 0; i < accounts.size(); i++) {
             String b = (String) reply.get(3 + i);
             redis.put(accounts.get(i), b.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(b)));
+            Map<String, Long> named = new TreeMap<>();
+            String text = (String) reply.get(3 + accounts.size() + i);
+            if (!text.isEmpty()) {
+                for (String pair : text.split(",")) {
+                    int eq = pair.indexOf('=');
+                    named.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
+                }
+            }
+            redisNamed.put(accounts.get(i), named);
         }
         tail.extendTo(last);
         Set<EntryId> appended = appendedAfter(stream, last);
@@ -88,6 +102,7 @@ final class AccountComparison {
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
             Map<String, Long> balances = balances(c, accounts);
+            Map<String, Map<String, Long>> dbNamed = namedBalances(c, accounts);
             Set<EntryId> persisted = new HashSet<>();
             Map<String, List<Change>> afterSnapshot = new HashMap<>();
             persistedSince(c, stream, accounts, window, last, snapshotMs, appended, persisted, afterSnapshot);
@@ -126,6 +141,8 @@ final class AccountComparison {
                         pendingSum += ch.delta();
                     }
                 }
+                namedDrifts(a, p, redisNamed.get(a), dbNamed.getOrDefault(a, Map.of()), after,
+                        inFlight.getOrDefault(a, List.of()), persisted, last, drifted);
                 OptionalLong exp = expectedExists ? OptionalLong.of(expected) : OptionalLong.empty();
                 if (!exp.equals(inRedis)) {
                     drifted.add(new ReconciliationReport.Drift(a, p, inRedis,
@@ -173,7 +190,7 @@ final class AccountComparison {
                                        Map<String, List<Change>> afterSnapshot) throws SQLException {
         String in = "?, ".repeat(accounts.size() - 1) + "?";
         for (String table : List.of("ledger_entries", "ledger_compensations")) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT account, kind, amount, entry_ms, entry_seq FROM "
+            try (PreparedStatement ps = c.prepareStatement("SELECT account, kind, amount, entry_ms, entry_seq, request_id FROM "
                     + table + " WHERE stream = ? AND entry_ms >= ? AND account IN (" + in + ")")) {
                 ps.setString(1, stream);
                 ps.setLong(2, window.ms());
@@ -188,8 +205,10 @@ final class AccountComparison {
                             String account = rs.getString(1);
                             EntryKind kind = EntryKind.fromWireName(rs.getString(2));
                             long amount = rs.getLong(3);
+                            SortedMap<String, Long> lines = kind == EntryKind.POST && table.equals("ledger_entries")
+                                    ? postingLines(c, account, rs.getString(6)) : new TreeMap<>();
                             afterSnapshot.computeIfAbsent(account, k -> new ArrayList<>()).add(
-                                    new Change(account, kind, JournalTail.delta(kind, amount), amount, id));
+                                    new Change(account, kind, JournalTail.delta(kind, amount), amount, id, lines));
                         }
                     }
                 }
@@ -205,6 +224,78 @@ final class AccountComparison {
                 }
             }
         }
+    }
+
+    /**
+     * The account's named balances, each compared like the main balance: the database's row (0 when it has
+     * none: a row comes with a balance's first posting) less what postings beyond the snapshot added, plus
+     * the lines of postings not yet persisted, against Redis (0 when absent).
+     */
+    private static void namedDrifts(String a, int p, Map<String, Long> inRedis, Map<String, Long> db, List<Change> after,
+                                    List<Change> inFlight, Set<EntryId> persisted, EntryId last,
+                                    List<ReconciliationReport.Drift> drifted) {
+        Map<String, Long> expected = new TreeMap<>(db);
+        Map<String, Long> pending = new TreeMap<>();
+        Set<String> moving = new HashSet<>();
+        for (Change ch : after) {
+            ch.lines().forEach((name, d) -> {
+                expected.merge(name, -d, Long::sum);
+                moving.add(name);
+            });
+        }
+        for (Change ch : inFlight) {
+            if (persisted.contains(ch.id()) || ch.id().compareTo(last) > 0) {
+                continue;
+            }
+            ch.lines().forEach((name, d) -> {
+                expected.merge(name, d, Long::sum);
+                pending.merge(name, d, Long::sum);
+                moving.add(name);
+            });
+        }
+        Set<String> names = new TreeSet<>(expected.keySet());
+        names.addAll(inRedis.keySet());
+        for (String name : names) {
+            long r = inRedis.getOrDefault(name, 0L);
+            long e = expected.getOrDefault(name, 0L);
+            if (r != e) {
+                drifted.add(new ReconciliationReport.Drift(a, p,
+                        inRedis.containsKey(name) ? OptionalLong.of(r) : OptionalLong.empty(),
+                        db.containsKey(name) ? OptionalLong.of(db.get(name)) : OptionalLong.empty(),
+                        pending.getOrDefault(name, 0L), OptionalLong.of(e), r - e, !moving.contains(name), name));
+            }
+        }
+    }
+
+    private static Map<String, Map<String, Long>> namedBalances(Connection c, List<String> accounts) throws SQLException {
+        Map<String, Map<String, Long>> named = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT account, name, amount FROM ledger_balances WHERE account IN ("
+                + "?, ".repeat(accounts.size() - 1) + "?)")) {
+            for (int i = 0; i < accounts.size(); i++) {
+                ps.setString(1 + i, accounts.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    named.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getString(2), rs.getLong(3));
+                }
+            }
+        }
+        return named;
+    }
+
+    private static SortedMap<String, Long> postingLines(Connection c, String account, String requestId) throws SQLException {
+        SortedMap<String, Long> lines = new TreeMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT name, delta FROM ledger_posting_lines"
+                + " WHERE account = ? AND request_id = ?")) {
+            ps.setString(1, account);
+            ps.setString(2, requestId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    lines.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return lines;
     }
 
     private static Map<String, Long> balances(Connection c, List<String> accounts) throws SQLException {
@@ -224,13 +315,14 @@ final class AccountComparison {
     }
 
     private List<Object> snapshot(int p, List<String> accounts) {
-        String[] keys = new String[2 + accounts.size()];
+        String[] keys = new String[2 + 2 * accounts.size()];
         String[] args = new String[1 + accounts.size()];
         keys[0] = layout.marker(p);
         keys[1] = layout.journal(p);
         args[0] = layout.markerValue();
         for (int i = 0; i < accounts.size(); i++) {
             keys[2 + i] = layout.accountKey(accounts.get(i));
+            keys[2 + accounts.size() + i] = layout.balancesKey(accounts.get(i));
             args[1 + i] = accounts.get(i);
         }
         List<Object> reply;
@@ -244,7 +336,7 @@ final class AccountComparison {
             throw e.getCause() instanceof RuntimeException r ? r
                     : new QuotaException(Reason.UNAVAILABLE, "Redis failed reading partition " + p, e.getCause());
         }
-        if (reply.size() != 3 + accounts.size() || "invalid_argument".equals(reply.get(0))) {
+        if (reply.size() != 3 + 2 * accounts.size() || "invalid_argument".equals(reply.get(0))) {
             throw new QuotaException(Reason.PROTOCOL, "unexpected snapshot reply " + reply);
         }
         return reply;

@@ -238,6 +238,11 @@ final class BatchWriter {
                         + s.entry.requestId().substring(s.entry.kind().wireName().length() + 1) + "' of account '"
                         + s.entry.account() + "' (the ledger holds one as entry " + first.id() + " of " + first.stream()
                         + "): the hold id was reused after its record expired");
+            } else if (s.entry.kind() == EntryKind.POST) {
+                // A posting moves several balances: no single compensation undoes it, so a human decides.
+                s.quarantine(QuarantineReason.CONSTRAINT, "a second entry for request id '" + s.entry.requestId()
+                        + "' of account '" + s.entry.account() + "', a posting (the ledger holds one as entry " + first.id()
+                        + " of " + first.stream() + "): the request id was reused after its record expired");
             } else if (s.entry.kind() == EntryKind.OPEN) {
                 s.quarantine(QuarantineReason.ACCOUNT_EXISTS, "account '" + s.entry.account() + "' was opened again"
                         + " (the ledger holds its opening as entry " + first.id() + " of " + first.stream()
@@ -261,7 +266,8 @@ final class BatchWriter {
             String account = Ids.check(InvalidIdException.Field.ACCOUNT, require(f, "account"));
             EntryKind kind = EntryKind.fromWireName(require(f, "kind"));
             long amount = Long.parseLong(require(f, "amount"));
-            if (kind == EntryKind.OPEN ? amount < 0 || amount > Amount.MAX : Amount.problem(amount).isPresent()) {
+            if (kind == EntryKind.OPEN ? amount < 0 || amount > Amount.MAX
+                    : kind == EntryKind.POST ? amount != 0 : Amount.problem(amount).isPresent()) {
                 throw new IllegalArgumentException("amount " + amount + " is out of range for " + kind.wireName());
             }
             String request = f.getOrDefault("request", "");
@@ -282,8 +288,10 @@ final class BatchWriter {
             if (position.equals(EntryId.ZERO)) {
                 throw new IllegalArgumentException("not a stream entry id: " + raw.id());
             }
+            java.util.SortedMap<String, Long> lines = kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines"))
+                    : new java.util.TreeMap<>();
             return new Step(part, raw, position, new JournalEntry(part.partition(), part.stream(), raw.id(), account, kind,
-                    amount, kind == EntryKind.OPEN ? "" : request, balance, token));
+                    amount, kind == EntryKind.OPEN ? "" : request, balance, token, lines));
         } catch (IllegalArgumentException | NullPointerException e) {
             Step s = new Step(part, raw, position, null);
             s.quarantine(QuarantineReason.MALFORMED, String.valueOf(e.getMessage()));
@@ -333,9 +341,13 @@ final class BatchWriter {
         Map<String, long[]> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
         List<Step> compensations = new ArrayList<>();
         List<Step> quarantine = new ArrayList<>();
+        List<JournalEntry> postings = new ArrayList<>();
         for (Step s : steps) {
             switch (s.action) {
                 case APPLY -> {
+                    if (s.entry.kind() == EntryKind.POST) {
+                        postings.add(s.entry);
+                    }
                     if (s.entry.kind() == EntryKind.OPEN) {
                         openings.add(s.entry);
                     } else {
@@ -359,6 +371,7 @@ final class BatchWriter {
                 return false; // an unknown account: find it entry by entry
             }
             sql.insertEntries(c, entries);
+            sql.applyPostings(c, postings);
             sql.insertCompensations(c, compensations);
             sql.insertQuarantine(c, quarantine);
             return true;
@@ -395,6 +408,9 @@ final class BatchWriter {
                 }
                 if (s.action == Action.APPLY) {
                     sql.insertEntry(c, s.entry);
+                    if (s.entry.kind() == EntryKind.POST) {
+                        sql.applyPostings(c, List.of(s.entry));
+                    }
                 } else {
                     sql.insertCompensation(c, s);
                 }
@@ -418,7 +434,8 @@ final class BatchWriter {
         }
         // PostgreSQL: 23514 check_violation; H2: 23513 CHECK_CONSTRAINT_VIOLATED.
         if ((state.equals("23514") || state.equals("23513"))
-                && (message.contains("balance_non_negative") || message.contains("held_non_negative"))) {
+                && (message.contains("balance_non_negative") || message.contains("held_non_negative")
+                || message.contains("amount_non_negative"))) {
             return QuarantineReason.NEGATIVE_BALANCE;
         }
         return QuarantineReason.CONSTRAINT;

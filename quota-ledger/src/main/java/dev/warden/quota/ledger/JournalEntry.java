@@ -2,8 +2,14 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.EntryKind;
 
+import dev.warden.quota.Amount;
+import dev.warden.quota.spi.Ids;
+
+import java.util.Collections;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * One entry of a partition's journal stream, as the quota scripts wrote it.
@@ -18,9 +24,16 @@ import java.util.OptionalLong;
  *                     {@code <kind>:<hold id>} (hold, capture, release, expire each at most once per hold)
  * @param balanceAfter the account's available balance in Redis right after the change
  * @param token        the fencing token of a fenced deduction, empty when none
+ * @param lines        a posting's changes to named balances by name (credits positive); empty for other kinds
  */
 public record JournalEntry(int partition, String stream, String entryId, String account, EntryKind kind, long amount,
-                           String requestId, long balanceAfter, OptionalLong token) {
+                           String requestId, long balanceAfter, OptionalLong token, SortedMap<String, Long> lines) {
+
+    /** An entry without lines (every kind but {@link EntryKind#POST}). */
+    public JournalEntry(int partition, String stream, String entryId, String account, EntryKind kind, long amount,
+                        String requestId, long balanceAfter, OptionalLong token) {
+        this(partition, stream, entryId, account, kind, amount, requestId, balanceAfter, token, new TreeMap<>());
+    }
 
     public JournalEntry {
         Objects.requireNonNull(stream, "stream");
@@ -29,6 +42,36 @@ public record JournalEntry(int partition, String stream, String entryId, String 
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(token, "token");
+        lines = Collections.unmodifiableSortedMap(new TreeMap<>(lines));
+    }
+
+    /**
+     * Reads a posting's {@code lines} field, {@code name=+amount,name=-amount} (names ascending), as
+     * {@code post.lua} writes it.
+     *
+     * @throws IllegalArgumentException when it is not one
+     */
+    public static SortedMap<String, Long> parseLines(String text) {
+        SortedMap<String, Long> lines = new TreeMap<>();
+        if (text == null || text.isEmpty()) {
+            throw new IllegalArgumentException("a posting without lines");
+        }
+        for (String line : text.split(",", -1)) {
+            int eq = line.indexOf('=');
+            if (eq < 0 || eq + 2 > line.length()) {
+                throw new IllegalArgumentException("posting line '" + line + "' is not name=+amount or name=-amount");
+            }
+            String name = Ids.checkBalanceName(line.substring(0, eq));
+            char sign = line.charAt(eq + 1);
+            long amount = Long.parseLong(line.substring(eq + 2));
+            if ((sign != '+' && sign != '-') || Amount.problem(amount).isPresent() || !line.substring(eq + 2).equals(Long.toString(amount))) {
+                throw new IllegalArgumentException("posting line '" + line + "' is not name=+amount or name=-amount");
+            }
+            if (lines.put(name, sign == '-' ? -amount : amount) != null) {
+                throw new IllegalArgumentException("balance '" + name + "' twice in one posting");
+            }
+        }
+        return lines;
     }
 
     /**
@@ -53,7 +96,7 @@ public record JournalEntry(int partition, String stream, String entryId, String 
      */
     public long delta() {
         return switch (kind) {
-            case OPEN, CAPTURE -> 0;
+            case OPEN, CAPTURE, POST -> 0;
             case DEDUCT, HOLD -> -amount;
             case TOPUP, REFUND, RELEASE, EXPIRE -> amount;
         };

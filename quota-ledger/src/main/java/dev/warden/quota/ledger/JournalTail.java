@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The part of one partition's journal that may not be in the database yet, as reconciliation reads
@@ -23,7 +25,11 @@ import java.util.Set;
 final class JournalTail {
 
     /** One journal entry's effect on its account. */
-    record Change(String account, EntryKind kind, long delta, long amount, EntryId id) {
+    record Change(String account, EntryKind kind, long delta, long amount, EntryId id, SortedMap<String, Long> lines) {
+
+        Change(String account, EntryKind kind, long delta, long amount, EntryId id) {
+            this(account, kind, delta, amount, id, new TreeMap<>());
+        }
     }
 
     private static final int PAGE = 1000;
@@ -113,7 +119,8 @@ final class JournalTail {
             Map<String, String> f = m.getBody();
             EntryKind kind = EntryKind.fromWireName(f.get("kind"));
             long amount = Long.parseLong(f.get("amount"));
-            return new Change(f.get("account"), kind, delta(kind, amount), amount, id);
+            return new Change(f.get("account"), kind, delta(kind, amount), amount, id,
+                    kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines")) : new TreeMap<>());
         } catch (RuntimeException e) {
             return null; // malformed: the consumer quarantines it
         }
@@ -125,7 +132,7 @@ final class JournalTail {
      */
     static long delta(EntryKind kind, long amount) {
         return switch (kind) {
-            case OPEN, HOLD, RELEASE, EXPIRE -> 0;
+            case OPEN, HOLD, RELEASE, EXPIRE, POST -> 0;
             case DEDUCT, CAPTURE -> -amount;
             case TOPUP, REFUND -> amount;
         };

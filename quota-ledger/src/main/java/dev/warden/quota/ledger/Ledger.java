@@ -28,7 +28,8 @@ import java.util.Optional;
  * The ledger's schema and its quarantine, for operators and tests.
  *
  * <p>Tables (the migrations under {@code dev/warden/quota/ledger/migration/<dialect>/} say the rest):
- * {@code ledger_accounts} (account, balance {@code CHECK (balance >= 0)}, held {@code CHECK (held >= 0)}), {@code ledger_entries}
+ * {@code ledger_accounts} (account, balance {@code CHECK (balance >= 0)}, held {@code CHECK (held >= 0)}), {@code ledger_balances} (account, name, amount {@code CHECK (amount >= 0)}: named
+ * balances), {@code ledger_posting_lines} (each posting's lines), {@code ledger_entries}
  * (one row per applied journal entry, keyed by (account, request id)), {@code ledger_compensations}
  * (replays of expired request ids and how they were undone), {@code ledger_quarantine} (entries the
  * database refused) and {@code ledger_partitions} (each partition's owner and fencing token).
@@ -103,11 +104,11 @@ public final class Ledger {
     }
 
     /** The migrations both dialects share (the folder {@code common}). */
-    static final List<String> COMMON = List.of("V1__baseline.sql", "V3__holds.sql");
+    static final List<String> COMMON = List.of("V1__baseline.sql", "V3__holds.sql", "V4__named_balances.sql");
 
     /** The migration files, in order; a test checks that the folders hold exactly these. */
     static final List<String> MIGRATIONS = List.of("V1__baseline.sql",
-            "V2__per_account_request_ids_and_partition_fences.sql", "V3__holds.sql");
+            "V2__per_account_request_ids_and_partition_fences.sql", "V3__holds.sql", "V4__named_balances.sql");
 
     /**
      * Brings the schema up to date: applies every missing migration, each in its own transaction.

@@ -321,8 +321,9 @@ public final class LedgerCli implements Callable<Integer> {
                                 + x.status());
                     }
                     for (ReconciliationReport.Drift d : rr.skipped()) {
-                        System.out.println("left alone " + d.account() + (d.drained() ? ": only Redis holds it"
-                                : ": entries in flight, check again"));
+                        System.out.println("left alone " + d.account() + (!d.balance().isEmpty()
+                                ? ", balance " + d.balance() + ": named balances are reported, never repaired"
+                                : d.drained() ? ": only Redis holds it" : ": entries in flight, check again"));
                     }
                     return rr.before().clean() ? 0 : 1;
                 }

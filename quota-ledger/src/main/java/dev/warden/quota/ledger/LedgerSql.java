@@ -265,6 +265,52 @@ final class LedgerSql {
         }
     }
 
+    /**
+     * Applies postings' lines to the named balances (one update per (account, balance), in key order; a
+     * balance without a row gets one) and records the lines. A debit beyond a balance fails its CHECK.
+     */
+    void applyPostings(Connection c, List<JournalEntry> postings) throws SQLException {
+        if (postings.isEmpty()) {
+            return;
+        }
+        Map<List<String>, Long> sums = new java.util.TreeMap<>(java.util.Comparator
+                .comparing((List<String> k) -> k.get(0)).thenComparing(k -> k.get(1)));
+        for (JournalEntry e : postings) {
+            for (Map.Entry<String, Long> line : e.lines().entrySet()) {
+                sums.merge(List.of(e.account(), line.getKey()), line.getValue(), Math::addExact);
+            }
+        }
+        try (PreparedStatement update = c.prepareStatement("UPDATE ledger_balances SET amount = amount + ?,"
+                + " updated_at = CURRENT_TIMESTAMP WHERE account = ? AND name = ?");
+             PreparedStatement insert = c.prepareStatement("INSERT INTO ledger_balances (account, name, amount)"
+                     + " VALUES (?, ?, ?)")) {
+            for (Map.Entry<List<String>, Long> s : sums.entrySet()) {
+                update.setLong(1, s.getValue());
+                update.setString(2, s.getKey().get(0));
+                update.setString(3, s.getKey().get(1));
+                if (update.executeUpdate() == 0) {
+                    insert.setString(1, s.getKey().get(0));
+                    insert.setString(2, s.getKey().get(1));
+                    insert.setLong(3, s.getValue());
+                    insert.executeUpdate();
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_posting_lines (account, request_id, name, delta)"
+                + " VALUES (?, ?, ?, ?)")) {
+            for (JournalEntry e : postings) {
+                for (Map.Entry<String, Long> line : e.lines().entrySet()) {
+                    ps.setString(1, e.account());
+                    ps.setString(2, e.requestId());
+                    ps.setString(3, line.getKey());
+                    ps.setLong(4, line.getValue());
+                    ps.addBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+    }
+
     void insertEntry(Connection c, JournalEntry e) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
             bindEntry(ps, 0, e);

@@ -247,7 +247,7 @@ public final class Reconciler implements AutoCloseable {
     }
 
     private void repair(ReconciliationReport.Drift d, Run run) {
-        if (!d.drained() || d.databaseBalance().isEmpty()) {
+        if (!d.drained() || d.databaseBalance().isEmpty() || !d.balance().isEmpty()) { // named balances: reported only
             if (run.skipped.size() < MAX_REPORTED) {
                 run.skipped.add(d);
             }

@@ -46,9 +46,21 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
      * @param difference      Redis − expected (a missing side counts as 0)
      * @param drained         whether no entry of the account was in flight, so the database alone is the
      *                        expected figure and {@link Reconciler#repair} may rewrite Redis from it
+     * @param balance         empty for the main balance; else the named balance that drifted (a named balance
+     *                        missing on a side counts as 0 there; {@link Reconciler#repair} leaves it alone)
      */
     public record Drift(String account, int partition, OptionalLong redisBalance, OptionalLong databaseBalance,
-                        long unpersisted, OptionalLong expected, long difference, boolean drained) {
+                        long unpersisted, OptionalLong expected, long difference, boolean drained, String balance) {
+
+        public Drift {
+            Objects.requireNonNull(balance, "balance");
+        }
+
+        /** A drift of the main balance. */
+        public Drift(String account, int partition, OptionalLong redisBalance, OptionalLong databaseBalance,
+                     long unpersisted, OptionalLong expected, long difference, boolean drained) {
+            this(account, partition, redisBalance, databaseBalance, unpersisted, expected, difference, drained, "");
+        }
     }
 
     @Override
@@ -64,7 +76,8 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
             b.append(" (the first ").append(drifted.size()).append(" listed)");
         }
         for (Drift d : drifted) {
-            b.append("\n  ").append(d.account()).append(" (p").append(d.partition()).append("): redis ")
+            b.append("\n  ").append(d.account()).append(d.balance().isEmpty() ? "" : ", balance " + d.balance())
+                    .append(" (p").append(d.partition()).append("): redis ")
                     .append(text(d.redisBalance())).append(", database ").append(text(d.databaseBalance()))
                     .append(", unpersisted ").append(d.unpersisted()).append(", expected ").append(text(d.expected()))
                     .append(", difference ").append(d.difference()).append(d.drained() ? "" : " (entries in flight)");

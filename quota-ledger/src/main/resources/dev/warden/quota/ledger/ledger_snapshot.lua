@@ -3,15 +3,19 @@
 -- journal's last entry ('0-0' when empty), the server's time in ms, and the balances (available +
 -- held) of the accounts asked for ('' when absent). Reads only, so the answer is one consistent snapshot of those keys;
 -- every entry appended later has a higher id, stamped at or after that time.
--- KEYS: marker, journal, account keys...
+-- KEYS: marker, journal, account keys..., then the same accounts' named-balance keys in the same order
 -- ARGV: marker value, then the account ids in the order of their keys
+-- Reply: state, last id, time, each account's balance, then each account's named balances as
+-- 'name=amount,...' ('' when none), in the same order.
 local expected = ARGV[1]
 local base = partition_base(KEYS[1])
-if not base or KEYS[2] ~= base .. ':journal' or #ARGV ~= #KEYS - 1 then
+local n = #ARGV - 1
+if not base or KEYS[2] ~= base .. ':journal' or #KEYS ~= 2 + 2 * n then
   return {'invalid_argument', 'keys'}
 end
-for i = 3, #KEYS do
-  if id_problem(ARGV[i - 1]) or KEYS[i] ~= base .. ':acct:' .. ARGV[i - 1] then
+for i = 3, 2 + n do
+  if id_problem(ARGV[i - 1]) or KEYS[i] ~= base .. ':acct:' .. ARGV[i - 1]
+      or KEYS[i + n] ~= base .. ':bal:' .. ARGV[i - 1] then
     return {'invalid_argument', 'keys'}
   end
 end
@@ -25,7 +29,7 @@ if #tail > 0 then last = tail[1][1] end
 local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 local reply = {state, last, now}
-for i = 3, #KEYS do
+for i = 3, 2 + n do
   -- What the account owns: available + held (a hold moves quota between the two, the ledger too).
   local f = redis.call('HMGET', KEYS[i], 'balance', 'held')
   if not f[1] then
@@ -33,5 +37,11 @@ for i = 3, #KEYS do
   else
     reply[#reply + 1] = string.format('%d', tonumber(f[1]) + tonumber(f[2] or '0'))
   end
+end
+for i = 3 + n, 2 + 2 * n do
+  local named = redis.call('HGETALL', KEYS[i])
+  local parts = {}
+  for j = 1, #named, 2 do parts[#parts + 1] = named[j] .. '=' .. named[j + 1] end
+  reply[#reply + 1] = table.concat(parts, ',')
 end
 return reply

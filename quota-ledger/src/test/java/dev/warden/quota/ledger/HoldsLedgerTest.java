@@ -78,10 +78,10 @@ class HoldsLedgerTest {
     }
 
     @Test
-    @DisplayName("H2 (migrated to V3): the same")
+    @DisplayName("H2 (migrated to V4): the same")
     void everyPathOnH2() throws SQLException {
         DataSource h2 = Support.h2();
-        assertThat(Ledger.migrate(h2)).isEqualTo("3");
+        assertThat(Ledger.migrate(h2)).isEqualTo("4");
         everyPath(h2);
     }
 
