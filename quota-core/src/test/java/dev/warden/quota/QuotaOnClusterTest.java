@@ -70,8 +70,17 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
         cluster().failover(replica);
 
         assertThat(first.deduct(account, 10, "after-failover")).isInstanceOf(Outcome.Applied.class);
-        assertThat(second.deductAll(List.of(new Deduction(account, 1, "b1"), new Deduction(account, 1, "b2"))))
-                .allMatch(Outcome::isApplied);
+        List<Deduction> batch = List.of(new Deduction(account, 1, "b1"), new Deduction(account, 1, "b2"));
+        List<Outcome> outcomes;
+        try {
+            outcomes = second.deductAll(batch);
+        } catch (QuotaException e) {
+            // The client that has not yet seen the new topology can wait out the old primary's failover
+            // pause past its timeout on a loaded machine; the documented answer is the same ids again.
+            assertThat(e.reason()).isEqualTo(QuotaException.Reason.UNAVAILABLE);
+            outcomes = second.deductAll(batch);
+        }
+        assertThat(outcomes).allMatch(o -> o.isApplied() || o instanceof Outcome.Duplicate);
         assertThat(first.topUp(account, 2, "t1")).isInstanceOf(Outcome.Applied.class);
         assertThat(second.balance(account)).hasValue(990);
         assertThat(replica.command("SCRIPT", "EXISTS", Scripts.digest(Scripts.Script.DEDUCT))).isEqualTo(List.of(1L));
