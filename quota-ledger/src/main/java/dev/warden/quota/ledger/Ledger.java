@@ -44,7 +44,7 @@ public final class Ledger {
 
     /** The ledger's tables, in creation order. */
     public static final List<String> TABLES = List.of("ledger_accounts", "ledger_entries", "ledger_compensations",
-            "ledger_quarantine", "ledger_partitions");
+            "ledger_quarantine", "ledger_partitions", "ledger_balances", "ledger_posting_lines");
 
     /** Where Flyway records the applied versions (a table of Warden's own, so it never meets yours). */
     public static final String HISTORY_TABLE = "warden_ledger_schema_history";
