@@ -37,7 +37,7 @@ class QuotaTenantsTest {
     static String[] quotaAcl(String user, String password, String namespace) {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password, "~" + namespace + ":quota:*",
                 "+@connection", "+info", "+script|load", "+evalsha", "+eval", "+get", "+set", "+hget", "+hset",
-                "+hincrby", "+xadd").toArray(String[]::new);
+                "+hincrby", "+hmget", "+hgetall", "+pexpire", "+xadd", "+zadd", "+zrem", "+zrangebyscore").toArray(String[]::new);
     }
 
     @BeforeAll
@@ -68,6 +68,17 @@ class QuotaTenantsTest {
             b.open("m1", 5);
             assertThat(b.balance("m1")).hasValue(5);
             assertThat(a.balance("m1")).hasValue(70);
+            // Every operation of a quota user works under the minimal ACL: holds and named balances too.
+            assertThat(a.hold("m1", 20, "h1", java.time.Duration.ofMinutes(5))).isInstanceOf(HoldOutcome.Held.class);
+            assertThat(a.capture("m1", "h1", 15)).isInstanceOf(HoldOutcome.Captured.class);
+            assertThat(a.hold("m1", 5, "h2", java.time.Duration.ofMinutes(5))).isInstanceOf(HoldOutcome.Held.class);
+            assertThat(a.release("m1", "h2")).isInstanceOf(HoldOutcome.Released.class);
+            a.expireHolds();
+            assertThat(a.openBalance("m1", "points")).isInstanceOf(PostingOutcome.Opened.class);
+            assertThat(a.post("m1", "p1", Map.of("points", 40L))).isInstanceOf(PostingOutcome.Posted.class);
+            assertThat(a.balances("m1")).hasValueSatisfying(m -> assertThat(m).containsEntry("points", 40L));
+            assertThat(a.deduct("m1", 15, "r2")).isInstanceOf(Outcome.Applied.class);
+            assertThat(a.balance("m1")).hasValue(40);
             assertThat(a.toString() + b).doesNotContain(PASSWORD_A).doesNotContain(PASSWORD_B);
 
             // B with raw commands on A's keys.
@@ -86,7 +97,7 @@ class QuotaTenantsTest {
                 assertThatThrownBy(() -> intruder.balance("m1")).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.reason()).isEqualTo(QuotaException.Reason.ACCESS_DENIED));
             }
-            assertThat(a.balance("m1")).hasValue(70);
+            assertThat(a.balance("m1")).hasValue(40);
         }
     }
 }

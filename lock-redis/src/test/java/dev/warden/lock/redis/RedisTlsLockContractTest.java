@@ -1,14 +1,16 @@
 package dev.warden.lock.redis;
 
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import dev.warden.testkit.TlsMaterial;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,17 +18,31 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The core contract over mutual TLS: a redis-server with a TLS port that requires client certificates
- * (its default), a CA and certificates generated for this class, the client trusting only that CA.
+ * The core and fault contracts (mutual exclusion, fencing, loss, clean-up of dead holders, outages)
+ * over mutual TLS and as an ACL user at once: a redis-server with a TLS port that
+ * requires client certificates (its default), a CA and certificates generated for this class, the
+ * client trusting only that CA and logging in as a user holding exactly the README's minimal ACL for
+ * a lock-only user, its key and channel patterns covering the kit's {@code tck-*} namespaces.
  */
-@DisplayName("Redis backend over mutual TLS")
-class RedisTlsLockContractTest extends LockContractTest {
+@DisplayName("Redis backend over mutual TLS as a lock-only ACL user")
+class RedisTlsLockContractTest extends LockFaultContractTest {
 
     static final TlsMaterial TLS = TlsMaterial.generate(tempDir());
     static final int TLS_PORT = freePort();
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension(tlsServer(TLS, TLS_PORT));
+
+    static final String USER = "tck-locks";
+    static final String PASSWORD = "Tck-acl-pw-0k";
+
+    /** The README's minimal ACL for a lock-only user, {@code <ns>} being the kit's {@code tck-*} namespaces. */
+    @BeforeAll
+    static void lockOnlyUser() {
+        redis.server().command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~{tck-*", "&{tck-*",
+                "+@connection", "+script|load", "+evalsha", "+eval", "+get", "+set", "+del", "+exists", "+pexpire",
+                "+pttl", "+time", "+publish", "+spublish", "+subscribe", "+ssubscribe", "+unsubscribe", "+sunsubscribe");
+    }
 
     /** A server with its plain port (for testkit and assertions) and a TLS port that requires a client certificate. */
     static RedisServer.Builder tlsServer(TlsMaterial tls, int tlsPort) {
@@ -68,11 +84,46 @@ class RedisTlsLockContractTest extends LockContractTest {
 
     @Override
     protected Map<String, Object> settings() {
-        return tlsSettings(TLS, TLS_PORT);
+        Map<String, Object> s = tlsSettings(TLS, TLS_PORT);
+        s.put("warden.lock.redis.username", USER);
+        s.put("warden.lock.redis.password", PASSWORD);
+        return s;
     }
 
     @Override
     protected boolean hasServerState(String namespace, String name) {
         return Long.valueOf(1).equals(redis.server().command("EXISTS", "{" + namespace + ":" + name + "}:lock"));
+    }
+
+    @Override
+    protected InetSocketAddress serverAddress() {
+        return new InetSocketAddress("127.0.0.1", TLS_PORT);
+    }
+
+    @Override
+    protected String endpointsThrough(int proxyPort) {
+        return "rediss://127.0.0.1:" + proxyPort;
+    }
+
+    @Override
+    protected String unreachableEndpoints() {
+        return "rediss://127.0.0.1:" + freePort();
+    }
+
+    @Override
+    protected void removeBehindHoldersBack(String namespace, String name) {
+        redis.server().command("DEL", "{" + namespace + ":" + name + "}:lock");
+    }
+
+    @Override
+    protected void pauseServer() {
+        redis.server().pause();
+    }
+
+    @Override
+    protected void resumeServer() {
+        if (redis.server().isPaused()) {
+            redis.server().resume();
+        }
     }
 }

@@ -2,6 +2,8 @@ package dev.warden.lock.redis;
 
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.testkit.CapturedOutput;
+import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import dev.warden.testkit.TlsMaterial;
 import org.junit.jupiter.api.DisplayName;
@@ -53,6 +55,26 @@ class RedisTlsTest {
         assertThat(e.reason()).isEqualTo(LockException.Reason.UNAVAILABLE);
         assertThat(e.getMessage()).contains("rediss://127.0.0.1:" + TLS_PORT).contains("TLS handshake failed")
                 .contains("tls.trust-store");
+    }
+
+    @Test
+    @DisplayName("an expired server certificate from the trusted CA fails the handshake: UNAVAILABLE naming the endpoint and TLS")
+    void expiredServerCertificate() {
+        TlsMaterial expired = TlsMaterial.generateWithExpiredServer(tempDir());
+        int port = freePort();
+        try (RedisServer server = tlsServer(expired, port).start()) {
+            Map<String, Object> s = tlsSettings(expired, port);
+            LockException e;
+            try (LockClient c = LockClient.create(s)) {
+                throw new AssertionError("connected: " + c);
+            } catch (LockException refused) {
+                e = refused;
+            }
+            assertThat(server.command("KEYS", "*")).as("nothing held").asList().isEmpty();
+            assertThat(e.reason()).isEqualTo(LockException.Reason.UNAVAILABLE);
+            assertThat(e.getMessage()).contains("rediss://127.0.0.1:" + port).contains("TLS handshake failed");
+            assertThat(CapturedOutput.chain(e)).containsIgnoringCase("expired");
+        }
     }
 
     @Test
