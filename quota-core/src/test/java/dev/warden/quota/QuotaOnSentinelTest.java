@@ -62,4 +62,37 @@ class QuotaOnSentinelTest {
         assertThat(promoted.command("HGET", new dev.warden.quota.spi.KeyLayout(16).accountKey(account), "balance"))
                 .isEqualTo("970");
     }
+
+    @Test
+    @DisplayName("sentinels and data nodes with their own users: the engine and its Redis lock log in to each; a wrong sentinel password is ACCESS_DENIED")
+    void sentinelAndDataLogins() {
+        String sentinelPassword = "Quota-sentinel-pw-5d2a";
+        String dataPassword = "Quota-data-pw-81c3";
+        for (RedisServer sentinel : redis.sentinel().sentinels()) {
+            sentinel.command("ACL", "SETUSER", "quota-sentinel", "reset", "on", ">" + sentinelPassword, "+@connection",
+                    "+sentinel|get-master-addr-by-name");
+        }
+        for (RedisServer node : redis.sentinel().dataNodes()) {
+            node.command("ACL", "SETUSER", "quota-app", "reset", "on", ">" + dataPassword, "~*", "&*", "+@all");
+        }
+        Map<String, Object> settings = new java.util.HashMap<>(Map.of("warden.quota.endpoint", redis.sentinel().uri(),
+                "warden.quota.connect-timeout", "10s", "warden.quota.request-timeout", "2s", "warden.quota.lock", "redis",
+                "warden.quota.redis.username", "quota-app", "warden.quota.redis.password", dataPassword,
+                "warden.quota.redis.sentinel.username", "quota-sentinel", "warden.quota.redis.sentinel.password", sentinelPassword));
+        String account = "auth-" + UUID.randomUUID();
+        try (QuotaService q = QuotaService.create(settings)) {
+            assertThat(q.open(account, 100)).isInstanceOf(Outcome.Applied.class);
+            assertThat(q.charge(account, "c1", balance -> 30)).isInstanceOf(Outcome.Applied.class);
+            assertThat(q.balance(account)).hasValue(70);
+            assertThat(q.toString()).doesNotContain(sentinelPassword).doesNotContain(dataPassword);
+        }
+        settings.put("warden.quota.redis.sentinel.password", "Wrong-sentinel-pw-1111");
+        try (QuotaService q = QuotaService.create(settings)) {
+            throw new AssertionError("connected: " + q);
+        } catch (QuotaException e) {
+            assertThat(e.reason()).isEqualTo(QuotaException.Reason.ACCESS_DENIED);
+            assertThat(e.getMessage()).contains(redis.sentinel().uri().substring("redis-sentinel://".length(), 20))
+                    .doesNotContain("Wrong-sentinel-pw-1111").doesNotContain(dataPassword);
+        }
+    }
 }

@@ -34,7 +34,8 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             "redis.username", "redis.password", "redis.password-file", "redis.password-env",
             "redis.tls.trust-store", "redis.tls.trust-store-password", "redis.tls.trust-store-password-file",
             "redis.tls.trust-store-password-env", "redis.tls.key-store", "redis.tls.key-store-password",
-            "redis.tls.key-store-password-file", "redis.tls.key-store-password-env");
+            "redis.tls.key-store-password-file", "redis.tls.key-store-password-env", "redis.sentinel.username",
+            "redis.sentinel.password", "redis.sentinel.password-file", "redis.sentinel.password-env");
     /** The credential and TLS settings, shared with the Redis lock when it follows the quota endpoint. */
     private static final List<String> CREDENTIALS = KEYS.stream().filter(k -> k.startsWith("redis."))
             .map(k -> k.substring("redis.".length())).sorted().toList();
@@ -123,9 +124,20 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                 problems.add(PREFIX + "redis.tls.* is set but the endpoint is not rediss://, rediss-sentinel:// or"
                         + " rediss-cluster://");
             }
+            Optional<String> sentinelPassword = WardenSettings.secret(prefixed, PREFIX + "redis.sentinel.password", System::getenv);
+            Optional<String> sentinelUsername = Optional.ofNullable(own.get("redis.sentinel.username")).filter(u -> !u.isEmpty());
+            if (sentinelUsername.isPresent() && sentinelPassword.isEmpty()) {
+                problems.add(PREFIX + "redis.sentinel.username needs a password (" + PREFIX + "redis.sentinel.password,"
+                        + " sentinel.password-file or sentinel.password-env)");
+            }
+            if ((sentinelUsername.isPresent() || sentinelPassword.isPresent()) && endpoint != null
+                    && !endpoint.trim().toLowerCase(Locale.ROOT).matches("rediss?-sentinel:.*")) {
+                problems.add(PREFIX + "redis.sentinel.* settings apply to a redis-sentinel:// endpoint only");
+            }
             credentials = new RedisCredentials(username, password, trustStore,
                     WardenSettings.secret(prefixed, PREFIX + "redis.tls.trust-store-password", System::getenv), keyStore,
-                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.key-store-password", System::getenv));
+                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.key-store-password", System::getenv),
+                    sentinelUsername, sentinelPassword);
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }

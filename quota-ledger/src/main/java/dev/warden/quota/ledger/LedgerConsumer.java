@@ -182,6 +182,8 @@ public final class LedgerConsumer implements AutoCloseable {
             if (lockSettings.keySet().stream().noneMatch(k -> k.startsWith("warden.lock.redis.user") || k.startsWith("warden.lock.redis.pass"))) {
                 config.redis().username().ifPresent(u -> lockSettings.put("warden.lock.redis.username", u));
                 config.redis().password().ifPresent(p -> lockSettings.put("warden.lock.redis.password", p));
+                config.redis().sentinelUsername().ifPresent(u -> lockSettings.put("warden.lock.redis.sentinel.username", u));
+                config.redis().sentinelPassword().ifPresent(p -> lockSettings.put("warden.lock.redis.sentinel.password", p));
             }
         }
         try {

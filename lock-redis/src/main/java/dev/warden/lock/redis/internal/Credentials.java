@@ -15,12 +15,16 @@ import java.util.function.Function;
  * The ACL user and password given as settings rather than in the endpoint:
  * {@code warden.lock.redis.username} and one of {@code warden.lock.redis.password},
  * {@code password-file} (a file holding it) or {@code password-env} (the name of an environment
- * variable holding it). Applied to every URI of the topology (for Sentinel, the data nodes'). Never
- * printed: {@link #toString()} masks the password.
+ * variable holding it). Applied to every URI of the topology (for Sentinel, the data nodes'). The
+ * sentinels' own login, when they require one, is {@code warden.lock.redis.sentinel.username} and
+ * {@code sentinel.password} (or {@code -file}, {@code -env}): Redis lets sentinels and data nodes have
+ * different users, so neither is inferred from the other. Never printed: {@link #toString()} masks
+ * the password.
  */
 public record Credentials(Optional<String> username, Optional<String> password) {
 
-    public static final Set<String> OPTIONS = Set.of("username", "password", "password-file", "password-env");
+    public static final Set<String> OPTIONS = Set.of("username", "password", "password-file", "password-env",
+            "sentinel.username", "sentinel.password", "sentinel.password-file", "sentinel.password-env");
     /** The TLS options ({@link Tls}), named here so the provider need not see that class. */
     public static final Set<String> TLS_OPTIONS = Tls.OPTIONS;
     private static final String PREFIX = "warden.lock.redis.";
@@ -37,6 +41,17 @@ public record Credentials(Optional<String> username, Optional<String> password) 
             if (c.password.isPresent() && endpoints.stream().anyMatch(e -> !Redaction.redact(e).equals(e))) {
                 problems.add("the endpoint carries credentials and " + PREFIX + "password is set too: keep one");
             }
+            Credentials sentinel = sentinelOf(options, environment);
+            if (sentinel.username.isPresent() && sentinel.password.isEmpty()) {
+                problems.add(PREFIX + "sentinel.username needs a password (" + PREFIX
+                        + "sentinel.password, sentinel.password-file or sentinel.password-env)");
+            }
+            // The setting may arrive split at its commas; the scheme is the first entry's.
+            String first = endpoints.isEmpty() ? "" : endpoints.get(0).trim();
+            boolean sentinelEndpoints = first.startsWith("redis-sentinel:") || first.startsWith("rediss-sentinel:");
+            if ((sentinel.username.isPresent() || sentinel.password.isPresent()) && !sentinelEndpoints) {
+                problems.add(PREFIX + "sentinel.* settings apply to redis-sentinel:// endpoints only");
+            }
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
         }
@@ -49,12 +64,21 @@ public record Credentials(Optional<String> username, Optional<String> password) 
         return Tls.problems(endpoints, options, environment);
     }
 
-    /** The credentials the options give (none when unset). */
+    /** The data nodes' credentials the options give (none when unset). */
     static Credentials of(Map<String, String> options, Function<String, String> environment) {
+        return of(options, environment, "");
+    }
+
+    /** The sentinels' credentials ({@code sentinel.username}, {@code sentinel.password...}; none when unset). */
+    static Credentials sentinelOf(Map<String, String> options, Function<String, String> environment) {
+        return of(options, environment, "sentinel.");
+    }
+
+    private static Credentials of(Map<String, String> options, Function<String, String> environment, String scope) {
         Map<String, String> prefixed = new java.util.HashMap<>();
         options.forEach((k, v) -> prefixed.put(PREFIX + k, v));
-        Optional<String> password = WardenSettings.secret(prefixed, PREFIX + "password", environment);
-        Optional<String> username = Optional.ofNullable(options.get("username")).map(String::trim).filter(u -> !u.isEmpty());
+        Optional<String> password = WardenSettings.secret(prefixed, PREFIX + scope + "password", environment);
+        Optional<String> username = Optional.ofNullable(options.get(scope + "username")).map(String::trim).filter(u -> !u.isEmpty());
         return new Credentials(username, password);
     }
 

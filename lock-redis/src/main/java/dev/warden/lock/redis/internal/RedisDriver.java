@@ -77,9 +77,11 @@ public final class RedisDriver implements HandOffDriver {
         Topology topology = Endpoints.topology(config.endpoints());
         String endpoint = topology.describe();
         Credentials credentials;
+        Credentials sentinelCredentials;
         Tls tls;
         try {
             credentials = Credentials.of(config.options(), System::getenv);
+            sentinelCredentials = Credentials.sentinelOf(config.options(), System::getenv);
             tls = Tls.of(config.options(), System::getenv);
         } catch (IllegalArgumentException e) {
             throw new LockException(LockException.Reason.CONFIGURATION, "invalid Redis lock configuration: " + e.getMessage());
@@ -88,6 +90,7 @@ public final class RedisDriver implements HandOffDriver {
             credentials.applyTo(s.uri());
         } else if (topology instanceof Topology.Sentinel s) {
             credentials.applyTo(s.uri());
+            s.uri().getSentinels().forEach(sentinelCredentials::applyTo);
         } else if (topology instanceof Topology.Cluster c) {
             c.seeds().forEach(credentials::applyTo);
         }
