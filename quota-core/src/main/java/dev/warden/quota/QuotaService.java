@@ -168,6 +168,20 @@ public interface QuotaService extends AutoCloseable {
     HoldOutcome release(String account, String holdId);
 
     /**
+     * {@link #charge} on a hold: takes the account's lock as {@code charge} does (the same
+     * {@code warden.quota.lock-unavailable} policy), reads what the hold still holds, asks
+     * {@code pricing} for the amount (given the held amount, not the balance), and captures it; the
+     * rest returns to available. The hold's own state, not the lock, keeps this right: a hold is
+     * captured at most once, so a retry answers {@link HoldOutcome.Duplicate} and a capture that lost
+     * a race with expiry answers {@link HoldOutcome.Expired}. A price above the held amount is
+     * {@link HoldOutcome.ExceedsHold} and captures nothing.
+     *
+     * @return what {@link #capture} returns; {@link HoldOutcome.UnknownHold} when there is no such hold
+     * @throws QuotaException as {@link #charge}
+     */
+    HoldOutcome chargeHold(String account, String holdId, Pricing pricing);
+
+    /**
      * Expires every hold whose expiry has passed on the engine's clock, in every partition, each
      * journaled ({@link EntryKind#EXPIRE}). Run it on a schedule (the ledger's consumer or any one
      * instance) so an expired hold's quota comes back even when nothing else touches its partition.

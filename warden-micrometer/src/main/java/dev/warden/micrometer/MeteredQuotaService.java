@@ -163,6 +163,11 @@ public final class MeteredQuotaService implements QuotaService {
     }
 
     @Override
+    public HoldOutcome chargeHold(String account, String holdId, Pricing pricing) {
+        return delegate.chargeHold(account, holdId, pricing);
+    }
+
+    @Override
     public dev.warden.quota.PostingOutcome openBalance(String account, String balance) {
         return delegate.openBalance(account, balance); // named balances are not metered yet
     }

@@ -84,6 +84,44 @@ final class Holds {
         return call("release", account, holdId, "", "", clock.millis());
     }
 
+    /** A hold's state, held amount, captured amount and expiry ({@code HMGET}); nil fields when there is no such hold. */
+    CompletableFuture<List<io.lettuce.core.KeyValue<String, String>>> read(String account, String holdId) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.HOLD, holdId);
+        return commands.async().hmget(layout.holdKey(account, holdId), "state", "amount", "captured", "expires")
+                .toCompletableFuture();
+    }
+
+    /**
+     * What a charge on a hold captures, given {@link #read}'s fields: {@code pricing}'s price of the
+     * held amount while the hold is held and not yet due on this engine's clock; otherwise the
+     * amount its first capture would have been given again, so the capture script answers as it
+     * answers a retry (duplicate, already released, expired). Empty when there is no such hold.
+     */
+    Optional<Long> amountToCapture(List<io.lettuce.core.KeyValue<String, String>> fields, String account, String holdId,
+                                          dev.warden.quota.Pricing pricing) {
+        String state = fields.get(0).getValueOrElse(null);
+        if (state == null) {
+            return Optional.empty();
+        }
+        long held = parse(fields.get(1).getValueOrElse(null), account, holdId);
+        boolean due = "held".equals(state) && clock.millis() >= parse(fields.get(3).getValueOrElse(null), account, holdId);
+        return Optional.of(switch (state) {
+            case "held" -> due ? held : pricing.price(held);
+            case "captured" -> parse(fields.get(2).getValueOrElse(null), account, holdId);
+            default -> held;
+        });
+    }
+
+    private static long parse(String figure, String account, String holdId) {
+        try {
+            return Long.parseLong(figure);
+        } catch (NumberFormatException e) {
+            throw new QuotaException(Reason.PROTOCOL, "the hold '" + holdId + "' of account '" + account
+                    + "' holds a figure that is not a number; reconcile it");
+        }
+    }
+
     /** One sweep call on one partition: how many it expired, and whether more are due there. */
     CompletableFuture<long[]> sweep(int partition) {
         String[] keys = {layout.marker(partition), layout.holdIndex(partition), layout.journal(partition)};

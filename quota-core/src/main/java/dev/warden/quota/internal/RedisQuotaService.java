@@ -279,8 +279,42 @@ final class RedisQuotaService implements QuotaService {
         Ids.check(Field.REQUEST, requestId);
         Objects.requireNonNull(pricing, "pricing");
         checkOpen();
+        return underLock(account, requestId, lease -> {
+            OptionalLong balance = balance(account);
+            if (balance.isEmpty()) {
+                return new Outcome.AccountNotFound(account);
+            }
+            return deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
+        }, () -> chargeUnlocked(account, requestId, pricing));
+    }
+
+    @Override
+    public HoldOutcome chargeHold(String account, String holdId, Pricing pricing) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.HOLD, holdId);
+        Objects.requireNonNull(pricing, "pricing");
+        checkOpen();
+        // The hold's one-way state (held -> captured) guards the money; the lock orders pricing and capture.
+        java.util.function.Supplier<HoldOutcome> charge = () -> {
+            // Priced on the caller's thread, never on the connection's event loop.
+            Optional<Long> amount = holds.amountToCapture(await(holds.read(account, holdId), "read a hold of " + account),
+                    account, holdId, pricing);
+            if (amount.isEmpty()) {
+                return new HoldOutcome.UnknownHold(holdId);
+            }
+            return await(holds.capture(account, holdId, amount.get()), "capture a hold of " + account);
+        };
+        return underLock(account, holdId, lease -> charge.get(), charge);
+    }
+
+    /**
+     * Runs {@code locked} under the account's lease, or {@code unlocked} without a lock configured or,
+     * when the lock backend fails and {@code lock-unavailable=proceed}, after telling the listener.
+     */
+    private <T> T underLock(String account, String requestId, java.util.function.Function<Lease, T> locked,
+                            java.util.function.Supplier<T> unlocked) {
         if (locks == null) {
-            return chargeUnlocked(account, requestId, pricing);
+            return unlocked.get();
         }
         Lease lease;
         try {
@@ -297,14 +331,10 @@ final class RedisQuotaService implements QuotaService {
             } catch (RuntimeException hookFailed) {
                 log.warn("a quota listener failed", hookFailed);
             }
-            return chargeUnlocked(account, requestId, pricing);
+            return unlocked.get();
         }
         try {
-            OptionalLong balance = balance(account);
-            if (balance.isEmpty()) {
-                return new Outcome.AccountNotFound(account);
-            }
-            return deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
+            return locked.apply(lease);
         } finally {
             try {
                 lease.release();
