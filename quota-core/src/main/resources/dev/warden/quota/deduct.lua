@@ -36,6 +36,9 @@ end
 
 local balance = redis.call('HGET', KEYS[2], 'balance')
 if not balance then return {'not_found'} end
+-- A split account's quota is in its buckets (buckets.lua): the caller routes there instead.
+local split = redis.call('HGET', KEYS[2], 'buckets')
+if split then return {'split', split} end
 if not string.find(balance, '^[0-9]+$') then return {'corrupt', balance} end
 local fence = redis.call('HGET', KEYS[2], 'fence')
 if token ~= '-' and fence and decimal_less(token, fence) then
