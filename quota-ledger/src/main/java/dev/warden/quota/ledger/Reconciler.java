@@ -228,7 +228,7 @@ public final class Reconciler implements AutoCloseable {
         }
         for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {
             int p = e.getKey();
-            AccountComparison.Result result = comparison.compare(c, p, e.getValue(), run.tail(p));
+            AccountComparison.Result result = comparison.compare(c, p, e.getValue(), run::tail);
             run.checked += e.getValue().size();
             run.unpersisted += result.unpersisted();
             if (result.markerMissing()) {
