@@ -36,6 +36,14 @@ local function split_of(f)
   return f or '0'
 end
 
+-- Whether a caller that routed by split n may use this bucket: bucket 0 (which says what the split is)
+-- when n is its split; bucket i > 0 while it is open (whichever split opened it: its quota is the
+-- account's, and a closed one sends the caller back to bucket 0).
+local function serves(f, n)
+  if home then return split_of(f) == n end
+  return split_of(f) ~= '0'
+end
+
 if op == 'create' then
   -- KEYS: marker, bucket, moves. ARGV: ..., N. A bucket i > 0 at 0, belonging to split N; the partition's
   -- marker written when absent (no account may ever have been opened there).
@@ -107,8 +115,7 @@ if op == 'change' then
   end
   local f = redis.call('HMGET', KEYS[2], 'balance', home and 'buckets' or 'of', 'fence')
   if home and not f[1] then return {'not_found'} end
-  local now = f[1] and split_of(f[2]) or '0'
-  if now ~= n then return {'moved', now} end
+  if not f[1] or not serves(f[2], n) then return {'moved', f[1] and split_of(f[2]) or '0'} end
   local balance = f[1]
   if not string.find(balance, '^[0-9]+$') then return {'corrupt', balance} end
   local fence = f[3]
@@ -136,7 +143,7 @@ end
 if op == 'take' or op == 'close' then
   -- KEYS: marker, bucket, journal, moves.
   -- take  ARGV: ..., split N, move id, target index, wanted, exact ('1': at most wanted; '0': at least
-  --       wanted when there is that much, else half of the balance when that is more).
+  --       wanted when there is that much, or 1/N of the balance when that is more).
   -- close ARGV: ..., '-', move id, '0': bucket i > 0 only; marks it closed and takes all of it to bucket 0.
   local n, move, target, wanted, exact = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
   if id_problem(move) or not string.find(target or '', '^[0-9]+$') then return {'invalid_argument', 'move'} end
@@ -152,10 +159,9 @@ if op == 'take' or op == 'close' then
     redis.call('HSET', KEYS[2], 'of', '0')
     x = balance
   else
-    local now = split_of(f[2])
-    if now ~= n then return {'moved', now} end
+    if not serves(f[2], n) then return {'moved', split_of(f[2])} end
     local want = tonumber(wanted)
-    if exact == '1' then x = math.min(balance, want) else x = math.min(balance, math.max(want, math.floor(balance / 2))) end
+    if exact == '1' then x = math.min(balance, want) else x = math.min(balance, math.max(want, math.floor(balance / tonumber(n)))) end
   end
   if x <= 0 then return {'taken', '0'} end
   local amount_text = canonical(x)

@@ -46,6 +46,11 @@ if token ~= '-' and fence and decimal_less(token, fence) then
 end
 local amount = tonumber(amount_text)
 local sufficient = tonumber(balance) >= amount
+-- While a merge empties the buckets into this key, a shortfall here may not be the account's: the caller
+-- completes the merge (Buckets.drain) and tries again.
+if not sufficient and redis.call('HEXISTS', KEYS[2], 'drain') == 1 then
+  return {'draining', redis.call('HGET', KEYS[2], 'drain')}
+end
 
 -- Every check is done; writes start here.
 if token ~= '-' and (not fence or decimal_less(fence, token)) then

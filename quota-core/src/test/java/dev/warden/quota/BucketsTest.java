@@ -428,6 +428,38 @@ class BucketsTest {
         }
 
         @Test
+        @DisplayName("a deduction whose round finds only quota in flight (taken, not yet given) completes the move and"
+                + " is applied, on either end of the move")
+        void inFlightIsNotARefusal() {
+            for (int target = 0; target < 2; target++) {
+                String account = opened(100);
+                a.split(account, 2);
+                String drain = "d0";
+                for (int i = 1; route(drain, 2) != target; i++) {
+                    drain = "d" + i;
+                }
+                assertThat(a.deduct(account, 50, drain)).isInstanceOf(Outcome.Applied.class);
+                int from = 1 - target;
+                int p = LAYOUT.bucketPartition(account, from);
+                redis.server().command("EVALSHA", Scripts.digest(Scripts.Script.BUCKETS), "4",
+                        LAYOUT.marker(p), LAYOUT.bucketKey(account, from), LAYOUT.journal(p), LAYOUT.movesKey(account, from),
+                        "take", account, Integer.toString(from), LAYOUT.markerValue(), "2", "mv-stuck", Integer.toString(target),
+                        "50", "1");
+                assertThat(rawSum(account, 2)).isZero();
+                for (int end = 0; end < 2; end++) {
+                    String request = "e" + end + "-0";
+                    for (int i = 1; route(request, 2) != end; i++) {
+                        request = "e" + end + "-" + i;
+                    }
+                    assertThat(b.deduct(account, 25, request)).as("target %d, deduction at %d", target, end)
+                            .isInstanceOf(Outcome.Applied.class);
+                }
+                assertThat(a.deduct(account, 1, "none-left")).isEqualTo(new Outcome.Insufficient(0));
+                assertThat(journaled(account)).isZero();
+            }
+        }
+
+        @Test
         @DisplayName("a merge finishes a move left pending, into the account key when its target bucket is closed")
         void pendingAtMerge() {
             String account = opened(8_000);

@@ -33,13 +33,14 @@ import java.util.zip.CRC32;
  * is read again from bucket 0.
  *
  * <p><b>Gathering (the exhaustion rule).</b> A deduction its bucket {@code b} cannot cover takes, from
- * the other buckets in turn ({@code b+1, b+2, ...}), what it still needs (or half of the source, when that
+ * the other buckets in turn ({@code b+1, b+2, ...}), what it still needs (or 1/N of the source, when that
  * is more), moving each take into {@code b}, until it has enough or has asked every bucket; then it tries
- * again. It is refused only when a whole round moved nothing and {@code b} still falls short. One caller
- * alone is therefore refused only when the account's total is short. With callers running concurrently a
- * refusal while the total sufficed needs quota that was in flight during its round (taken by another
- * gathering, not yet given) or moved behind the round; after {@value #MAX_ROUNDS} rounds that each moved
- * something and were each consumed by others before the retry, it is refused too.
+ * again. A round that moved nothing completes every move of the account in flight (taken from a bucket,
+ * not yet given; each once) and, when there was one, tries again. It is refused only when a whole round
+ * moved nothing, no move was in flight, and {@code b} still falls short. One caller alone is therefore refused only when
+ * the account's total is short. With callers running concurrently a refusal while the total sufficed needs
+ * quota that moved behind the round (taken from a bucket the round had not reached yet and given to one it
+ * had passed, both within the round) or {@value #MAX_ROUNDS} rounds each of which others consumed first.
  *
  * <p><b>Moves are crash-safe.</b> take (source: balance down, a pending record, journaled), give (target:
  * idempotent by the move id, journaled), finish (source: pending record deleted). A pending record is
@@ -90,6 +91,11 @@ final class Buckets {
     /** Whether an unsplit script answered that the account is split; then {@link #splitOf} says into how many. */
     static boolean isSplit(List<Object> reply) {
         return reply != null && !reply.isEmpty() && "split".equals(reply.get(0));
+    }
+
+    /** Whether the unsplit deduction found the account key short while a merge is emptying the buckets into it. */
+    static boolean isDraining(List<Object> reply) {
+        return reply != null && !reply.isEmpty() && "draining".equals(reply.get(0));
     }
 
     static int splitOf(List<Object> reply) {
@@ -144,12 +150,18 @@ final class Buckets {
                 }
                 continue;
             }
-            if (g.moved == 0 || ++rounds > MAX_ROUNDS) {
+            if (++rounds > MAX_ROUNDS) {
                 return new Outcome.Insufficient(have + g.moved);
+            }
+            // Before refusing, complete every move in flight between the account's buckets (each once): when
+            // there was one, try again.
+            if (g.moved == 0 && settle(account, n) == 0) {
+                return new Outcome.Insufficient(have);
             }
         }
     }
 
+    /** What one round moved; whether it met a bucket that is closed or of another split. */
     private record Gathered(long moved, boolean stale) {
     }
 
@@ -257,11 +269,35 @@ final class Buckets {
     }
 
     /** Gives every move pending at buckets 0..m-1 (again; a given one answers from its record) and finishes it. */
-    private void settle(String account, int m) {
+    private int settle(String account, int m) {
+        int delivered = 0;
         for (int i = 0; i < m; i++) {
             for (Pending p : read(account, i).pending) {
                 deliver(account, i, p.target, p.id, p.amount);
+                delivered++;
             }
+        }
+        return delivered;
+    }
+
+    /**
+     * Waits (1 ms, doubling to 50 ms) until no merge is emptying the account's buckets into its key, at most
+     * {@code nanos}; a merge is one caller's, which a deduction does not take over.
+     */
+    void awaitMerged(String account, long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        long pause = 1;
+        while (read(account, 0).drain > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new QuotaException(Reason.UNAVAILABLE, "account " + account + " has been being merged for longer"
+                        + " than " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms: run merge again to complete it");
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                throw QuotaException.interrupted("interrupted while waiting for the merge of account " + account, e);
+            }
+            pause = Math.min(50, pause * 2);
         }
     }
 

@@ -214,6 +214,11 @@ final class RedisQuotaService implements QuotaService {
                 }
             }
             List<Object> reply = await(unsplit.get(), what);
+            if (Buckets.isDraining(reply)) {
+                // The account key is short while a merge moves the buckets' quota into it: wait for the merge.
+                buckets.awaitMerged(account, syncWaitNanos);
+                continue;
+            }
             if (!Buckets.isSplit(reply)) {
                 return Replies.outcome(reply, account, layout.markerOf(account), token);
             }
@@ -486,6 +491,10 @@ final class RedisQuotaService implements QuotaService {
         }
         String marker = layout.markerOf(account);
         return rawDeduct(via, account, amount, requestId, token).thenCompose(reply -> {
+            if (Buckets.isDraining(reply)) {
+                return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                        () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+            }
             if (!Buckets.isSplit(reply)) {
                 return CompletableFuture.completedFuture(Replies.outcome(reply, account, marker, token));
             }
