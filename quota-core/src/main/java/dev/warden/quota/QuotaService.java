@@ -91,6 +91,26 @@ public interface QuotaService extends AutoCloseable {
      */
     Outcome open(String account, long initialQuota);
 
+    /**
+     * Opens an account split into {@code buckets} buckets: {@link #open(String, long)}, then, when it applied,
+     * {@link #split}. Two steps, not one: a process that dies between them leaves the account open and
+     * unsplit (split it again).
+     *
+     * @param buckets 2..{@value #MAX_BUCKETS}
+     * @return what {@link #open(String, long)} answered
+     * @throws IllegalArgumentException when {@code buckets} is out of range; nothing is sent
+     */
+    default Outcome open(String account, long initialQuota, int buckets) {
+        if (buckets < 2 || buckets > MAX_BUCKETS) {
+            throw new IllegalArgumentException("an account splits into 2.." + MAX_BUCKETS + " buckets, not " + buckets);
+        }
+        Outcome opened = open(account, initialQuota);
+        if (opened instanceof Outcome.Applied) {
+            split(account, buckets);
+        }
+        return opened;
+    }
+
     /** Adds quota. Idempotent per (account, request id). */
     Outcome topUp(String account, long amount, String requestId);
 

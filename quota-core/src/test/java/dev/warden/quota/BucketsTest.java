@@ -159,6 +159,41 @@ class BucketsTest {
         }
 
         @Test
+        @DisplayName("opened split: the balance spread at once; a bucket count out of range opens nothing")
+        void openedSplit() {
+            String account = "hot-" + UUID.randomUUID();
+            assertThatThrownBy(() -> a.open(account, 800, 1)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(a.balance(account)).isEmpty();
+            Outcome opened = a.open(account, 800, 8);
+            assertThat(opened).isEqualTo(new Outcome.Applied(800,
+                    journal(account).stream().filter(e -> e.kind().equals("open")).findFirst().orElseThrow().id()));
+            for (int i = 0; i < 8; i++) {
+                assertThat(bucketBalance(account, i)).isEqualTo(100);
+            }
+            assertThat(b.open(account, 800, 8)).isEqualTo(new Outcome.AccountExists(800));
+            assertThat(b.split(account, 8)).isEqualTo(new SplitOutcome.AlreadySplit(8));
+        }
+
+        @Test
+        @DisplayName("a batch (deductAll) and asynchronous deductions of a split account: each applied once, in its bucket")
+        void batchAndAsync() throws Exception {
+            String account = opened(8_000);
+            String plain = opened(100);
+            a.split(account, 8);
+            List<Deduction> batch = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                batch.add(new Deduction(i % 10 == 0 ? plain : account, 10, "b" + i));
+            }
+            assertThat(b.deductAll(batch)).allMatch(o -> o instanceof Outcome.Applied);
+            assertThat(a.deductAll(batch)).allMatch(o -> o instanceof Outcome.Duplicate);
+            assertThat(b.deductAsync(account, 5, "async").toCompletableFuture().get(30, TimeUnit.SECONDS))
+                    .isInstanceOf(Outcome.Applied.class);
+            assertThat(a.balance(account)).hasValue(8_000 - 36 * 10 - 5);
+            assertThat(a.balance(plain)).hasValue(60);
+            assertThat(journaled(account)).isEqualTo(8_000 - 36 * 10 - 5);
+        }
+
+        @Test
         @DisplayName("top-ups and refunds go to a bucket and count in the sum")
         void credits() {
             String account = opened(800);

@@ -169,8 +169,13 @@ final class RedisQuotaService implements QuotaService {
         }
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.journal(p)};
-        return await(decode(scripts.run(commands, Scripts.of(Scripts.Script.OPEN), keys, account, Long.toString(initialQuota),
-                layout.markerValue()), account, -1), "open " + account);
+        Outcome opened = await(decode(scripts.run(commands, Scripts.of(Scripts.Script.OPEN), keys, account,
+                Long.toString(initialQuota), layout.markerValue()), account, -1), "open " + account);
+        if (opened instanceof Outcome.AccountExists) {
+            // The account key holds only bucket 0 of a split account: answer with what balance() sums.
+            return new Outcome.AccountExists(balance(account).orElse(((Outcome.AccountExists) opened).balance()));
+        }
+        return opened;
     }
 
     @Override
