@@ -495,6 +495,32 @@ class BucketsTest {
         }
 
         @Test
+        @DisplayName("a bucket closed while its split lives on (a merge raced a split): its deductions go to bucket 0,"
+                + " gathering passes it, the last unit is still spendable")
+        void closedBucketOfALiveSplit() {
+            String account = opened(800);
+            a.split(account, 8);
+            int p = LAYOUT.bucketPartition(account, 3);
+            redis.server().command("EVALSHA", Scripts.digest(Scripts.Script.BUCKETS), "4",
+                    LAYOUT.marker(p), LAYOUT.bucketKey(account, 3), LAYOUT.journal(p), LAYOUT.movesKey(account, 3),
+                    "close", account, "3", LAYOUT.markerValue(), "-", "mv-close", "0", "0", "0");
+            assertThat(b.balance(account)).hasValue(800);
+            assertThat(bucketBalance(account, 0)).isEqualTo(200);
+            String request = "c0";
+            for (int i = 1; route(request, 8) != 3; i++) {
+                request = "c" + i;
+            }
+            Outcome first = a.deduct(account, 10, request);
+            assertThat(first).isInstanceOf(Outcome.Applied.class);
+            assertThat(((Outcome.Applied) first).balance()).isEqualTo(190);
+            assertThat(b.deduct(account, 10, request)).isEqualTo(new Outcome.Duplicate((Outcome.Applied) first));
+            assertThat(bucketBalance(account, 0)).isEqualTo(190);
+            assertThat(b.deduct(account, 790, "all")).isInstanceOf(Outcome.Applied.class);
+            assertThat(b.deduct(account, 1, "one-more")).isEqualTo(new Outcome.Insufficient(0));
+            assertThat(journaled(account)).isZero();
+        }
+
+        @Test
         @DisplayName("a merge finishes a move left pending, into the account key when its target bucket is closed")
         void pendingAtMerge() {
             String account = opened(8_000);

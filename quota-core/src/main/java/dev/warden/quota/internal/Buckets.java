@@ -121,8 +121,9 @@ final class Buckets {
         int n = buckets;
         int rounds = 0;
         int refreshes = 0;
+        boolean toHome = token >= 0;
         while (true) {
-            int b = token >= 0 ? 0 : route(requestId, n);
+            int b = toHome ? 0 : route(requestId, n);
             List<Object> reply = call("change", account, b,
                     new String[] {layout.bucketRequestKey(account, b, requestId), layout.journal(layout.bucketPartition(account, b))},
                     Integer.toString(n), kind.wireName(), Long.toString(amount), requestId,
@@ -132,10 +133,13 @@ final class Buckets {
                 if (++refreshes > 16) {
                     throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
                 }
-                n = refresh(account);
-                if (n <= 1) {
+                int now = refresh(account);
+                if (now <= 1) {
                     return null;
                 }
+                // The same split, yet its bucket is closed (a merge raced a split): bucket 0 serves instead.
+                toHome |= now == n;
+                n = now;
                 continue;
             }
             if (!status.equals("insufficient") || kind != EntryKind.DEDUCT) {
@@ -144,11 +148,18 @@ final class Buckets {
             long have = Replies.number(reply, 1);
             Gathered g = gather(account, n, b, amount - have);
             if (g.stale) {
-                n = refresh(account);
-                if (n <= 1) {
+                if (++refreshes > 16) {
+                    throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
+                }
+                int now = refresh(account);
+                if (now <= 1) {
                     return null;
                 }
-                continue;
+                if (now != n) {
+                    n = now;
+                    continue;
+                }
+                // The same split: the closed buckets it met have nothing to give; the round stands as it is.
             }
             if (++rounds > MAX_ROUNDS) {
                 return new Outcome.Insufficient(have + g.moved);
