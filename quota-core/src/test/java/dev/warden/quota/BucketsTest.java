@@ -439,7 +439,8 @@ class BucketsTest {
     class Moves {
 
         @Test
-        @DisplayName("a process dying between take and give loses nothing: the next balance read gives the move, once")
+        @DisplayName("a process dying between take and give, or give and finish, loses nothing: the next balance read"
+                + " completes the move, once")
         void crashBetweenTakeAndGive() {
             String account = opened(8_000);
             a.split(account, 8);
@@ -458,6 +459,23 @@ class BucketsTest {
             assertThat(redis.server().command("HLEN", LAYOUT.movesKey(account, from))).isEqualTo(0L);
             assertThat(a.balance(account)).hasValue(8_000);
             assertThat(journal(account)).filteredOn(e -> e.request().equals("mv-crash"))
+                    .extracting(Journal.Entry::kind).containsExactlyInAnyOrder("moveout", "movein");
+            assertThat(journaled(account)).isEqualTo(8_000);
+
+            // Dying after the give, before the finish: the next settling finds the give's record and only finishes.
+            redis.server().command("EVALSHA", Scripts.digest(Scripts.Script.BUCKETS), "4",
+                    LAYOUT.marker(p), LAYOUT.bucketKey(account, from), LAYOUT.journal(p), LAYOUT.movesKey(account, from),
+                    "take", account, Integer.toString(from), LAYOUT.markerValue(), "8", "mv-given", Integer.toString(to),
+                    "300", "1");
+            int q = LAYOUT.bucketPartition(account, to);
+            assertThat(redis.server().command("EVALSHA", Scripts.digest(Scripts.Script.BUCKETS), "4",
+                    LAYOUT.marker(q), LAYOUT.bucketKey(account, to), LAYOUT.journal(q), LAYOUT.movedKey(account, to, "mv-given"),
+                    "give", account, Integer.toString(to), LAYOUT.markerValue(), "mv-given", "300", "60000"))
+                    .isEqualTo(List.of("given"));
+            assertThat(a.balance(account)).hasValue(8_000);
+            assertThat(bucketBalance(account, to)).isEqualTo(1_700);
+            assertThat(redis.server().command("HLEN", LAYOUT.movesKey(account, from))).isEqualTo(0L);
+            assertThat(journal(account)).filteredOn(e -> e.request().equals("mv-given"))
                     .extracting(Journal.Entry::kind).containsExactlyInAnyOrder("moveout", "movein");
             assertThat(journaled(account)).isEqualTo(8_000);
         }
