@@ -97,7 +97,8 @@ public final class Bench implements Callable<Integer> {
              ZooKeeperServer zookeeper = ZooKeeperServer.start();
              PostgresServer postgres = PostgresServer.builder().setting("fsync", "on").setting("full_page_writes", "on")
                      .setting("synchronous_commit", "on").start();
-             RedisCluster redisCluster = cluster && selected("warden redis warden lua cluster")
+             RedisCluster redisCluster = cluster && (selected("warden redis warden lua cluster")
+                     || selected("quota deduct, one hot account warden lua, sync, 8 buckets, 3-primary cluster"))
                      ? RedisCluster.builder().appendOnly(true).config("appendfsync", "everysec").start() : null) {
             Map<String, Map<String, Object>> lockBackends = new LinkedHashMap<>();
             lockBackends.put("redis", Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.uri()));
@@ -123,6 +124,10 @@ public final class Bench implements Callable<Integer> {
                 Map<String, Object> quota = Map.of("warden.quota.endpoint", redis.uri());
                 quotaWorkloads.add(() -> new LuaDeduct("warden lua, sync", quota, accounts, LuaDeduct.Mode.SYNC));
                 quotaWorkloads.add(() -> new LuaDeduct("warden lua, async", quota, accounts, LuaDeduct.Mode.ASYNC));
+                if (accounts == Accounts.HOT) {
+                    quotaWorkloads.add(() -> new LuaDeduct("warden lua, sync, 8 buckets", quota, accounts,
+                            LuaDeduct.Mode.SYNC, 8));
+                }
                 for (String backend : lockBackends.keySet()) {
                     Map<String, Object> locked = new LinkedHashMap<>(quota);
                     locked.put("warden.quota.lock", backend);
@@ -214,11 +219,18 @@ public final class Bench implements Callable<Integer> {
             Map<String, Object> settings = Map.of("warden.quota.endpoint", redisCluster.uri());
             quota.add(() -> new LuaDeduct("warden lua, sync" + label, settings, accounts, LuaDeduct.Mode.SYNC));
             quota.add(() -> new LuaDeduct("warden lua, async" + label, settings, accounts, LuaDeduct.Mode.ASYNC));
+            if (accounts == Accounts.HOT) {
+                quota.add(() -> new LuaDeduct("warden lua, sync, 8 buckets" + label, settings, accounts,
+                        LuaDeduct.Mode.SYNC, 8));
+            }
         }
         List<RedisServer> primaries = redisCluster.primaries();
         List<RedisServer> replicas = redisCluster.nodes().stream().filter(n -> !primaries.contains(n)).toList();
+        // One group per primary: a hot account's cost per node, unsplit (all on one) against split (over three).
         Map<String, List<RedisServer>> groups = new LinkedHashMap<>();
-        groups.put("primaries", primaries);
+        for (int i = 0; i < primaries.size(); i++) {
+            groups.put("primary " + (i + 1), List.of(primaries.get(i)));
+        }
         groups.put("replicas", replicas);
         ServerCpu cpu = ServerCpu.ofGroups(groups);
         boolean failed = runAll(runner, locks, lockThreads, cpu, results);

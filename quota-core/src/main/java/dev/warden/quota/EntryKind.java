@@ -20,7 +20,15 @@ public enum EntryKind {
      * A posting to an account's named balances ({@link QuotaService#post}): one entry for all its lines,
      * which travel in the entry's {@code lines} field; the main balance does not move.
      */
-    POST;
+    POST,
+    /**
+     * Quota moved out of one bucket of a split account ({@link QuotaService#split}), to another of its buckets:
+     * journaled on the source bucket's partition, keyed by the move id. Net zero for the account with its
+     * {@link #MOVEIN}.
+     */
+    MOVEOUT,
+    /** Quota moved into one bucket of a split account: journaled on the target bucket's partition. */
+    MOVEIN;
 
     /** The name used in the scripts and the journal, e.g. {@code deduct}. */
     public String wireName() {

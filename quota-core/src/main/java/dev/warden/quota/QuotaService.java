@@ -63,6 +63,9 @@ public interface QuotaService extends AutoCloseable {
     /** The longest balance name ({@link #openBalance}), in characters of {@code a-z 0-9 _ -}. */
     int MAX_BALANCE_NAME_BYTES = 32;
 
+    /** The most buckets {@link #split} makes of one account. */
+    int MAX_BUCKETS = 64;
+
     /** The most balances one {@link #post} may move. */
     int MAX_POSTING_LINES = 16;
 
@@ -87,6 +90,26 @@ public interface QuotaService extends AutoCloseable {
      * @return {@link Outcome.Applied} or {@link Outcome.AccountExists} (nothing changed)
      */
     Outcome open(String account, long initialQuota);
+
+    /**
+     * Opens an account split into {@code buckets} buckets: {@link #open(String, long)}, then, when it applied,
+     * {@link #split}. Two steps, not one: a process that dies between them leaves the account open and
+     * unsplit (split it again).
+     *
+     * @param buckets 2..{@value #MAX_BUCKETS}
+     * @return what {@link #open(String, long)} answered
+     * @throws IllegalArgumentException when {@code buckets} is out of range; nothing is sent
+     */
+    default Outcome open(String account, long initialQuota, int buckets) {
+        if (buckets < 2 || buckets > MAX_BUCKETS) {
+            throw new IllegalArgumentException("an account splits into 2.." + MAX_BUCKETS + " buckets, not " + buckets);
+        }
+        Outcome opened = open(account, initialQuota);
+        if (opened instanceof Outcome.Applied) {
+            split(account, buckets);
+        }
+        return opened;
+    }
 
     /** Adds quota. Idempotent per (account, request id). */
     Outcome topUp(String account, long amount, String requestId);
@@ -221,6 +244,33 @@ public interface QuotaService extends AutoCloseable {
      * such account.
      */
     Optional<SortedMap<String, Long>> balances(String account);
+
+    /**
+     * Splits a hot account into {@code buckets} buckets, online: bucket 0 is the account's own key, bucket
+     * {@code i} lives in partition {@code (partition + i) mod partitions} (so, on a Cluster, mostly on other
+     * nodes). The balance is spread evenly (bucket 0 keeps the remainder). Afterwards a deduction, top-up or
+     * refund goes to the bucket its request id picks (a retry picks the same one while the split lasts);
+     * a deduction its bucket cannot cover first moves quota from the other buckets, and is refused only
+     * when, after a round over all of them, nothing more could be moved and its bucket still falls short.
+     * A fenced deduction always goes to bucket 0, which keeps the account's fence. The journal and the ledger
+     * stay per account; {@link #balance} is the sum of the buckets. {@link Outcome.Applied#balance()} of a
+     * split account's change is its bucket's balance, not the account's. Holds and postings use bucket 0.
+     *
+     * @param buckets 2..{@value #MAX_BUCKETS}
+     * @return {@link SplitOutcome.Split}, {@link SplitOutcome.AlreadySplit} or {@link SplitOutcome.AccountNotFound}
+     * @throws InvalidIdException for an invalid account id
+     * @throws IllegalArgumentException when {@code buckets} is out of range
+     */
+    SplitOutcome split(String account, int buckets);
+
+    /**
+     * Merges a split account back, online: closes its buckets and moves what they hold into the account's own
+     * key. Deductions running meanwhile land either in a bucket before it closes (its quota then moves too)
+     * or, after, in the account's key. Re-running it completes a merge a crash interrupted.
+     *
+     * @return {@link SplitOutcome.Merged}, {@link SplitOutcome.NotSplit} or {@link SplitOutcome.AccountNotFound}
+     */
+    SplitOutcome merge(String account);
 
     /** The lock name of an account, for callers that take the lock themselves: {@code quota:<account>}. */
     String lockName(String account);

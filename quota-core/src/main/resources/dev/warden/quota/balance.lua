@@ -15,4 +15,6 @@ local problem = marker_problem(KEYS[1], expected)
 if problem then return problem end
 local balance = redis.call('HGET', KEYS[2], 'balance')
 if not balance then return {'not_found'} end
+local split = redis.call('HMGET', KEYS[2], 'buckets', 'drain')
+if split[1] or split[2] then return {'split', split[1] or '1'} end
 return {'balance', balance}

@@ -36,6 +36,9 @@ end
 
 local balance = redis.call('HGET', KEYS[2], 'balance')
 if not balance then return {'not_found'} end
+-- A split account's quota is in its buckets (buckets.lua): the caller routes there instead.
+local split = redis.call('HGET', KEYS[2], 'buckets')
+if split then return {'split', split} end
 if not string.find(balance, '^[0-9]+$') then return {'corrupt', balance} end
 -- Both are at most 2^53-1, so the difference is exact in a double.
 if tonumber(amount_text) > tonumber(MAX_AMOUNT) - tonumber(balance) then

@@ -36,6 +36,9 @@ end
 
 local balance = redis.call('HGET', KEYS[2], 'balance')
 if not balance then return {'not_found'} end
+-- A split account's quota is in its buckets (buckets.lua): the caller routes there instead.
+local split = redis.call('HGET', KEYS[2], 'buckets')
+if split then return {'split', split} end
 if not string.find(balance, '^[0-9]+$') then return {'corrupt', balance} end
 local fence = redis.call('HGET', KEYS[2], 'fence')
 if token ~= '-' and fence and decimal_less(token, fence) then
@@ -43,6 +46,11 @@ if token ~= '-' and fence and decimal_less(token, fence) then
 end
 local amount = tonumber(amount_text)
 local sufficient = tonumber(balance) >= amount
+-- While a merge empties the buckets into this key, a shortfall here may not be the account's: the caller
+-- completes the merge (Buckets.drain) and tries again.
+if not sufficient and redis.call('HEXISTS', KEYS[2], 'drain') == 1 then
+  return {'draining', redis.call('HGET', KEYS[2], 'drain')}
+end
 
 -- Every check is done; writes start here.
 if token ~= '-' and (not fence or decimal_less(fence, token)) then

@@ -156,4 +156,69 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
             assertThat(used).hasSize(3);
         }
     }
+
+    @Test
+    @DisplayName("a split account: 8 buckets over all three primaries, each script in its bucket's slot; 64 threads of"
+            + " two clients to exhaustion apply exactly the balance, then a merge brings it home")
+    void bucketsOnTheirPrimaries() throws Exception {
+        String account = null;
+        for (int i = 0; account == null; i++) {
+            String candidate = "hot-" + i + "-" + UUID.randomUUID();
+            Set<RedisServer> nodes = new HashSet<>();
+            for (int b = 0; b < 8; b++) {
+                nodes.add(cluster().primaryOf(LAYOUT.bucketKey(candidate, b)));
+            }
+            account = nodes.size() == 3 ? candidate : null;
+        }
+        String hot = account;
+        long initial = 10_000;
+        assertThat(first.open(hot, initial)).isInstanceOf(Outcome.Applied.class);
+        assertThat(first.split(hot, 8)).isEqualTo(new SplitOutcome.Split(8));
+        for (int b = 0; b < 8; b++) {
+            assertThat(cluster().primaryOf(LAYOUT.bucketKey(hot, b)).command("HGET", LAYOUT.bucketKey(hot, b), "balance"))
+                    .isEqualTo("1250");
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(64);
+        java.util.concurrent.atomic.AtomicLong applied = new java.util.concurrent.atomic.AtomicLong();
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < 64; t++) {
+                int id = t;
+                done.add(pool.submit(() -> {
+                    QuotaService client = id % 2 == 0 ? first : second;
+                    java.util.Random random = new java.util.Random(id);
+                    for (int i = 0; ; i++) {
+                        long amount = 1 + random.nextInt(20);
+                        Outcome o = client.deduct(hot, amount, "t" + id + "-" + i);
+                        if (o instanceof Outcome.Insufficient) {
+                            amount = 1;
+                            o = client.deduct(hot, 1, "t" + id + "-" + i + "-one");
+                        }
+                        if (!(o instanceof Outcome.Applied)) {
+                            return null;
+                        }
+                        applied.addAndGet(amount);
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long left = second.balance(hot).orElseThrow();
+        assertThat(applied.get()).isEqualTo(initial - left);
+        if (left > 0) {
+            assertThat(first.deduct(hot, left, "the-rest")).isInstanceOf(Outcome.Applied.class);
+        }
+        assertThat(second.deduct(hot, 1, "one-more")).isEqualTo(new Outcome.Insufficient(0));
+        long deducted = Journal.readAll(this::nodeOf, 16).stream()
+                .filter(e -> e.account().equals(hot) && e.kind().equals("deduct")).mapToLong(Journal.Entry::amount).sum();
+        assertThat(deducted).isEqualTo(initial);
+        assertThat(first.topUp(hot, 99, "refill")).isInstanceOf(Outcome.Applied.class);
+        assertThat(second.merge(hot)).isEqualTo(new SplitOutcome.Merged(8));
+        assertThat(cluster().primaryOf(LAYOUT.accountKey(hot)).command("HGET", LAYOUT.accountKey(hot), "balance")).isEqualTo("99");
+        assertThat(first.balance(hot)).hasValue(99);
+    }
 }

@@ -188,6 +188,16 @@ public final class MeteredQuotaService implements QuotaService {
     }
 
     @Override
+    public dev.warden.quota.SplitOutcome split(String account, int buckets) {
+        return delegate.split(account, buckets); // a split account's deductions are metered like any other
+    }
+
+    @Override
+    public dev.warden.quota.SplitOutcome merge(String account) {
+        return delegate.merge(account);
+    }
+
+    @Override
     public String lockName(String account) {
         return delegate.lockName(account);
     }

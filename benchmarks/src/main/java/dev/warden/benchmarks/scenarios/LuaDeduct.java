@@ -26,10 +26,20 @@ public final class LuaDeduct implements Workload {
     private final Accounts accounts;
     private final Mode mode;
     private final String prefix;
+    private final int buckets;
     private QuotaService quota;
     private long baseline;
 
     public LuaDeduct(String implementation, Map<String, Object> settings, Accounts accounts, Mode mode) {
+        this(implementation, settings, accounts, mode, 1);
+    }
+
+    /**
+     * @param buckets when above 1, each account is split into that many buckets ({@link QuotaService#split})
+     *                before the run: the hot-account rows, unsplit against split
+     */
+    public LuaDeduct(String implementation, Map<String, Object> settings, Accounts accounts, Mode mode, int buckets) {
+        this.buckets = buckets;
         this.implementation = implementation;
         this.settings = settings;
         this.accounts = accounts;
@@ -65,6 +75,9 @@ public final class LuaDeduct implements Workload {
             Outcome opened = quota.open(accounts.account(prefix, i), Accounts.INITIAL);
             if (opened.status() != Outcome.Status.APPLIED && opened.status() != Outcome.Status.ACCOUNT_EXISTS) {
                 throw new IllegalStateException("could not open " + accounts.account(prefix, i) + ": " + opened);
+            }
+            if (buckets > 1) {
+                quota.split(accounts.account(prefix, i), buckets);
             }
         }
         baseline = total();

@@ -18,6 +18,7 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.SplitOutcome;
 import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
@@ -74,6 +75,7 @@ final class RedisQuotaService implements QuotaService {
     private final long syncWaitNanos;
     private final Holds holds;
     private final Postings postings;
+    private final Buckets buckets;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
@@ -93,6 +95,7 @@ final class RedisQuotaService implements QuotaService {
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
         this.holds = new Holds(layout, scripts, connection, config.idempotencyRetention(), clock);
         this.postings = new Postings(layout, scripts, connection, config.idempotencyRetention());
+        this.buckets = new Buckets(layout, scripts, connection, config.idempotencyRetention(), endpoint, syncWaitNanos);
     }
 
     static RedisQuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
@@ -166,8 +169,13 @@ final class RedisQuotaService implements QuotaService {
         }
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.journal(p)};
-        return await(decode(scripts.run(commands, Scripts.of(Scripts.Script.OPEN), keys, account, Long.toString(initialQuota),
-                layout.markerValue()), account, -1), "open " + account);
+        Outcome opened = await(decode(scripts.run(commands, Scripts.of(Scripts.Script.OPEN), keys, account,
+                Long.toString(initialQuota), layout.markerValue()), account, -1), "open " + account);
+        if (opened instanceof Outcome.AccountExists) {
+            // The account key holds only bucket 0 of a split account: answer with what balance() sums.
+            return new Outcome.AccountExists(balance(account).orElse(((Outcome.AccountExists) opened).balance()));
+        }
+        return opened;
     }
 
     @Override
@@ -191,20 +199,58 @@ final class RedisQuotaService implements QuotaService {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
                 layout.journal(p)};
-        return await(decode(scripts.run(commands, Scripts.of(Scripts.Script.CREDIT), keys, account, Long.toString(amount),
-                requestId, kind.wireName(), retentionMillis, layout.markerValue()), account, -1),
+        return routed(account, kind, amount, requestId, -1, () -> scripts.run(commands, Scripts.of(Scripts.Script.CREDIT),
+                keys, account, Long.toString(amount), requestId, kind.wireName(), retentionMillis, layout.markerValue()),
                 kind.wireName() + " " + account);
+    }
+
+    /**
+     * A change on the caller's thread: to the buckets when the account is known to be split, else the unsplit
+     * script, whose answer may be that the account is split (then to the buckets).
+     */
+    private Outcome routed(String account, EntryKind kind, long amount, String requestId, long token,
+                           java.util.function.Supplier<CompletableFuture<List<Object>>> unsplit, String what) {
+        for (int attempt = 0; attempt < 16; attempt++) {
+            Integer n = buckets.cached(account);
+            if (n != null) {
+                Outcome outcome = buckets.change(account, kind, amount, requestId, token, n);
+                if (outcome != null) {
+                    return outcome;
+                }
+            }
+            List<Object> reply = await(unsplit.get(), what);
+            if (Buckets.isDraining(reply)) {
+                // The account key is short while a merge moves the buckets' quota into it: wait for the merge.
+                buckets.awaitMerged(account, syncWaitNanos);
+                continue;
+            }
+            if (!Buckets.isSplit(reply)) {
+                return Replies.outcome(reply, account, layout.markerOf(account), token);
+            }
+            buckets.learned(account, Buckets.splitOf(reply));
+        }
+        throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
     }
 
     @Override
     public Outcome deduct(String account, long amount, String requestId) {
-        return await(deductCall(commands, account, amount, requestId, null), "deduct " + account);
+        return deductNow(account, amount, requestId, null);
     }
 
     @Override
     public Outcome deduct(String account, long amount, String requestId, Lease lease) {
         Objects.requireNonNull(lease, "lease");
-        return await(deductCall(commands, account, amount, requestId, lease), "deduct " + account);
+        return deductNow(account, amount, requestId, lease);
+    }
+
+    private Outcome deductNow(String account, long amount, String requestId, Lease lease) {
+        long token = prepareDeduct(account, requestId, lease);
+        Optional<AmountProblem> problem = Amount.problem(amount);
+        if (problem.isPresent()) {
+            return new Outcome.InvalidAmount(problem.get());
+        }
+        return routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account);
     }
 
     @Override
@@ -268,9 +314,31 @@ final class RedisQuotaService implements QuotaService {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account)};
         String marker = layout.marker(p);
-        CompletableFuture<OptionalLong> call = scripts.run(commands, Scripts.of(Scripts.Script.BALANCE), keys, account,
-                layout.markerValue()).thenApply(reply -> Replies.balance(reply, account, marker));
-        return await(call, "read the balance of " + account);
+        List<Object> reply = await(scripts.run(commands, Scripts.of(Scripts.Script.BALANCE), keys, account,
+                layout.markerValue()), "read the balance of " + account);
+        if (Buckets.isSplit(reply)) {
+            return buckets.balance(account);
+        }
+        return Replies.balance(reply, account, marker);
+    }
+
+    // ---- split accounts (Buckets') ----
+
+    @Override
+    public SplitOutcome split(String account, int count) {
+        Ids.check(Field.ACCOUNT, account);
+        if (count < 2 || count > MAX_BUCKETS) {
+            throw new IllegalArgumentException("an account splits into 2.." + MAX_BUCKETS + " buckets, not " + count);
+        }
+        checkOpen();
+        return buckets.split(account, count);
+    }
+
+    @Override
+    public SplitOutcome merge(String account) {
+        Ids.check(Field.ACCOUNT, account);
+        checkOpen();
+        return buckets.merge(account);
     }
 
     @Override
@@ -446,35 +514,61 @@ final class RedisQuotaService implements QuotaService {
 
     private CompletableFuture<Outcome> deductCall(RedisConnection via, String account, long amount,
                                                   String requestId, Lease lease) {
-        Ids.check(Field.ACCOUNT, account);
-        Ids.check(Field.REQUEST, requestId);
-        checkOpen();
-        String token = NO_TOKEN;
-        long tokenValue = -1;
-        if (lease != null) {
-            if (!lease.name().equals(lockName(account))) {
-                throw new IllegalArgumentException("a lease of lock '" + lease.name() + "' cannot fence account '"
-                        + account + "': its lock is '" + lockName(account) + "'");
-            }
-            if (!lease.isValid()) {
-                throw new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name() + "' (token "
-                        + lease.fencingToken() + ") is no longer valid; nothing was sent");
-            }
-            tokenValue = lease.fencingToken();
-            if (tokenValue < 0) {
-                throw new IllegalArgumentException("fencing token " + tokenValue + " is negative");
-            }
-            token = Long.toString(tokenValue);
-        }
+        long token = prepareDeduct(account, requestId, lease);
         Optional<AmountProblem> problem = Amount.problem(amount);
         if (problem.isPresent()) {
             return CompletableFuture.completedFuture(new Outcome.InvalidAmount(problem.get()));
         }
+        if (buckets.cached(account) != null) {
+            // A split account's deduction may take several calls: it runs on a Warden thread.
+            return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+        }
+        String marker = layout.markerOf(account);
+        return rawDeduct(via, account, amount, requestId, token).thenCompose(reply -> {
+            if (Buckets.isDraining(reply)) {
+                return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                        () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+            }
+            if (!Buckets.isSplit(reply)) {
+                return CompletableFuture.completedFuture(Replies.outcome(reply, account, marker, token));
+            }
+            buckets.learned(account, Buckets.splitOf(reply));
+            return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+        });
+    }
+
+    /** Checks the ids and the lease; the fencing token, or -1 without a lease. */
+    private long prepareDeduct(String account, String requestId, Lease lease) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.REQUEST, requestId);
+        checkOpen();
+        if (lease == null) {
+            return -1;
+        }
+        if (!lease.name().equals(lockName(account))) {
+            throw new IllegalArgumentException("a lease of lock '" + lease.name() + "' cannot fence account '"
+                    + account + "': its lock is '" + lockName(account) + "'");
+        }
+        if (!lease.isValid()) {
+            throw new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name() + "' (token "
+                    + lease.fencingToken() + ") is no longer valid; nothing was sent");
+        }
+        long token = lease.fencingToken();
+        if (token < 0) {
+            throw new IllegalArgumentException("fencing token " + token + " is negative");
+        }
+        return token;
+    }
+
+    private CompletableFuture<List<Object>> rawDeduct(RedisConnection via, String account, long amount, String requestId,
+                                                      long token) {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
                 layout.journal(p)};
-        return decode(scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId, token,
-                retentionMillis, layout.markerValue()), account, tokenValue);
+        return scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId,
+                token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue());
     }
 
     private CompletableFuture<Outcome> decode(CompletableFuture<List<Object>> call, String account, long token) {

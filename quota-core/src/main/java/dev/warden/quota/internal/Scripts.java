@@ -17,7 +17,8 @@ public final class Scripts {
         BALANCE("balance.lua"),
         HOLDS("holds.lua"),
         POST("post.lua"),
-        BALANCES("balances.lua");
+        BALANCES("balances.lua"),
+        BUCKETS("buckets.lua");
 
         final String resource;
 

@@ -20,6 +20,14 @@ import java.util.zip.CRC32;
  *   quota:{pN}:bal:&lt;account&gt;                 hash: the account's named balances (see post.lua)
  *   quota:{pN}:post:&lt;account&gt;:&lt;requestId&gt;   what a posting wrote, for its retries (PX retention)
  * </pre>
+ * A split account ({@link dev.warden.quota.QuotaService#split}) keeps bucket 0 in its account key (fields
+ * {@code buckets}, {@code drain}) and bucket {@code i > 0} in partition {@code (N + i) mod partitions}:
+ * <pre>
+ *   quota:{pI}:bkt:&lt;account&gt;:&lt;i&gt;             hash: balance, of (the bucket count of its split, 0 when closed)
+ *   quota:{pI}:req:&lt;account&gt;:&lt;requestId&gt;    a change routed to bucket i: its idempotency record
+ *   quota:{pI}:moves:&lt;account&gt;               hash: moves taken from this bucket and not yet finished
+ *   quota:{pI}:moved:&lt;account&gt;:&lt;moveId&gt;     a move given to this bucket (PX retention)
+ * </pre>
  * Ids never contain {@code :}, <code>{</code> or <code>}</code>, so {@code <account>:<requestId>} is
  * unambiguous and no id can forge another partition's hash tag.
  */
@@ -116,6 +124,32 @@ public final class KeyLayout {
     /** What a posting wrote, for its retries (next to its idempotency record, with the same retention). */
     public String postingKey(String account, String requestId) {
         return base(partition(account)) + ":post:" + account + ":" + requestId;
+    }
+
+    /** The partition of bucket {@code index} of a split account: its own partition for bucket 0, then the next ones. */
+    public int bucketPartition(String account, int index) {
+        return (partition(account) + index) % partitions;
+    }
+
+    /** Bucket {@code index} of a split account: the account key itself for bucket 0. */
+    public String bucketKey(String account, int index) {
+        return index == 0 ? accountKey(account)
+                : base(bucketPartition(account, index)) + ":bkt:" + account + ":" + index;
+    }
+
+    /** The idempotency record of a change routed to bucket {@code index}. */
+    public String bucketRequestKey(String account, int index, String requestId) {
+        return base(bucketPartition(account, index)) + ":req:" + account + ":" + requestId;
+    }
+
+    /** The moves taken from bucket {@code index} and not yet finished. */
+    public String movesKey(String account, int index) {
+        return base(bucketPartition(account, index)) + ":moves:" + account;
+    }
+
+    /** The record of a move given to bucket {@code index}. */
+    public String movedKey(String account, int index, String moveId) {
+        return base(bucketPartition(account, index)) + ":moved:" + account + ":" + moveId;
     }
 
     /** The partition's open holds, scored by expiry (ms). */

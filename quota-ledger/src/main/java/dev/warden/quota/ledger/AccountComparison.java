@@ -59,26 +59,45 @@ final class AccountComparison {
         this.waitMillis = waitMillis;
     }
 
-    Result compare(Connection c, int p, List<String> accounts, JournalTail tail) throws SQLException {
+    /**
+     * @param tails the run's journal tail of each partition (a split account's buckets read several)
+     */
+    Result compare(Connection c, int p, List<String> group, java.util.function.IntFunction<JournalTail> tails)
+            throws SQLException {
         String stream = layout.journal(p);
-        List<Object> reply = snapshot(p, accounts);
+        JournalTail tail = tails.apply(p);
+        List<Object> reply = snapshot(p, group);
         boolean markerMissing = "no_marker".equals(reply.get(0));
         EntryId last = EntryId.parse((String) reply.get(1));
         long snapshotMs = Long.parseLong((String) reply.get(2));
         Map<String, OptionalLong> redis = new HashMap<>();
         Map<String, Map<String, Long>> redisNamed = new HashMap<>();
-        for (int i = 0; i < accounts.size(); i++) {
+        for (int i = 0; i < group.size(); i++) {
             String b = (String) reply.get(3 + i);
-            redis.put(accounts.get(i), b.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(b)));
+            redis.put(group.get(i), b.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(b)));
             Map<String, Long> named = new TreeMap<>();
-            String text = (String) reply.get(3 + accounts.size() + i);
+            String text = (String) reply.get(3 + group.size() + i);
             if (!text.isEmpty()) {
                 for (String pair : text.split(",")) {
                     int eq = pair.indexOf('=');
                     named.put(pair.substring(0, eq), Long.parseLong(pair.substring(eq + 1)));
                 }
             }
-            redisNamed.put(accounts.get(i), named);
+            redisNamed.put(group.get(i), named);
+        }
+        List<ReconciliationReport.Drift> drifted = new ArrayList<>();
+        long unpersisted = 0;
+        List<String> accounts = new ArrayList<>();
+        for (int i = 0; i < group.size(); i++) {
+            int buckets = Integer.parseInt((String) reply.get(3 + 2 * group.size() + i));
+            if (buckets > 1) {
+                unpersisted += compareSplit(c, p, group.get(i), buckets, tails, drifted);
+            } else {
+                accounts.add(group.get(i));
+            }
+        }
+        if (accounts.isEmpty()) {
+            return new Result(markerMissing, drifted, unpersisted);
         }
         tail.extendTo(last);
         Set<EntryId> appended = appendedAfter(stream, last);
@@ -94,8 +113,6 @@ final class AccountComparison {
             }
         }
 
-        List<ReconciliationReport.Drift> drifted = new ArrayList<>();
-        long unpersisted = 0;
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         c.setReadOnly(true);
@@ -160,6 +177,125 @@ final class AccountComparison {
             }
         }
         return new Result(markerMissing, drifted, unpersisted);
+    }
+
+    /**
+     * A split account: one snapshot per partition of its buckets, each with that stream's last id, so each
+     * partition's share is compared like an account (its balance against the entries of its own stream up to
+     * that id). Summed, a move in flight between two snapshots counts on both sides or on neither (its
+     * 'moveout' and 'movein' are entries of the two streams). A drift is reported, never repaired here (merge
+     * the account first: repair writes the account key).
+     *
+     * @return the entries counted as not yet persisted
+     */
+    private long compareSplit(Connection c, int p, String a, int buckets, java.util.function.IntFunction<JournalTail> tails,
+                              List<ReconciliationReport.Drift> drifted) throws SQLException {
+        Map<Integer, List<Integer>> byPartition = new TreeMap<>();
+        for (int i = 0; i < buckets; i++) {
+            byPartition.computeIfAbsent(layout.bucketPartition(a, i), k -> new ArrayList<>()).add(i);
+        }
+        record Share(String stream, EntryId last, long snapshotMs, Set<EntryId> appended, List<Change> inFlight, EntryId window) {
+        }
+        List<Share> shares = new ArrayList<>();
+        long inRedis = 0;
+        boolean present = false;
+        for (Map.Entry<Integer, List<Integer>> e : byPartition.entrySet()) {
+            int q = e.getKey();
+            List<Object> reply = bucketSnapshot(q, a, e.getValue());
+            EntryId last = EntryId.parse((String) reply.get(1));
+            for (int i = 0; i < e.getValue().size(); i++) {
+                String b = (String) reply.get(3 + i);
+                if (!b.isEmpty()) {
+                    inRedis += Long.parseLong(b);
+                    present |= e.getValue().get(i) == 0;
+                }
+            }
+            JournalTail tail = tails.apply(q);
+            tail.extendTo(last);
+            String stream = layout.journal(q);
+            List<Change> inFlight = tail.take(a);
+            EntryId window = last;
+            for (Change ch : inFlight) {
+                window = ch.id().compareTo(window) < 0 ? ch.id() : window;
+            }
+            shares.add(new Share(stream, last, Long.parseLong((String) reply.get(2)), appendedAfter(stream, last), inFlight, window));
+        }
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        c.setReadOnly(true);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try {
+            Long db = balances(c, List.of(a)).get(a);
+            long expected = db == null ? 0 : db;
+            long pendingSum = 0;
+            long unpersisted = 0;
+            boolean moving = false;
+            for (Share share : shares) {
+                Set<EntryId> persisted = new HashSet<>();
+                Map<String, List<Change>> after = new HashMap<>();
+                persistedSince(c, share.stream(), List.of(a), share.window(), share.last(), share.snapshotMs(),
+                        share.appended(), persisted, after);
+                for (Change ch : after.getOrDefault(a, List.of())) {
+                    expected -= ch.delta();
+                    moving = true;
+                }
+                for (Change ch : share.inFlight()) {
+                    if (persisted.contains(ch.id()) || ch.id().compareTo(share.last()) > 0) {
+                        continue;
+                    }
+                    unpersisted++;
+                    moving = true;
+                    expected += ch.kind() == EntryKind.OPEN ? ch.amount() : ch.delta();
+                    pendingSum += ch.kind() == EntryKind.OPEN ? ch.amount() : ch.delta();
+                }
+            }
+            c.commit();
+            if (!present || db == null || expected != inRedis) {
+                drifted.add(new ReconciliationReport.Drift(a, p, present ? OptionalLong.of(inRedis) : OptionalLong.empty(),
+                        db == null ? OptionalLong.empty() : OptionalLong.of(db), pendingSum, OptionalLong.of(expected),
+                        inRedis - expected, false));
+            }
+            return unpersisted;
+        } finally {
+            try {
+                c.rollback();
+                c.setReadOnly(false);
+                c.setAutoCommit(auto);
+            } catch (SQLException ignored) {
+                // read-only work; the pool resets the connection anyway
+            }
+        }
+    }
+
+    private List<Object> bucketSnapshot(int q, String a, List<Integer> indices) {
+        String[] keys = new String[2 + indices.size()];
+        String[] args = new String[2 + indices.size()];
+        keys[0] = layout.marker(q);
+        keys[1] = layout.journal(q);
+        args[0] = layout.markerValue();
+        args[1] = a;
+        for (int i = 0; i < indices.size(); i++) {
+            keys[2 + i] = layout.bucketKey(a, indices.get(i));
+            args[2 + i] = Integer.toString(indices.get(i));
+        }
+        List<Object> reply = run(LedgerScripts.BUCKET_SNAPSHOT, keys, args, q);
+        if (reply.size() != 3 + indices.size()) {
+            throw new QuotaException(Reason.PROTOCOL, "unexpected bucket snapshot reply " + reply);
+        }
+        return reply;
+    }
+
+    private List<Object> run(dev.warden.quota.spi.LuaScript script, String[] keys, String[] args, int p) {
+        try {
+            return streams.scripts().run(script, keys, args).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while reading partition " + p, e);
+        } catch (TimeoutException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis did not answer reading partition " + p + " in time", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r
+                    : new QuotaException(Reason.UNAVAILABLE, "Redis failed reading partition " + p, e.getCause());
+        }
     }
 
     /** Ids appended after the snapshot's last id (read right after it; trimming may remove some, the time rule covers them). */
@@ -336,7 +472,7 @@ final class AccountComparison {
             throw e.getCause() instanceof RuntimeException r ? r
                     : new QuotaException(Reason.UNAVAILABLE, "Redis failed reading partition " + p, e.getCause());
         }
-        if (reply.size() != 3 + 2 * accounts.size() || "invalid_argument".equals(reply.get(0))) {
+        if (reply.size() != 3 + 3 * accounts.size() || "invalid_argument".equals(reply.get(0))) {
             throw new QuotaException(Reason.PROTOCOL, "unexpected snapshot reply " + reply);
         }
         return reply;

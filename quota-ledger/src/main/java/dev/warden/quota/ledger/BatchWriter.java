@@ -238,6 +238,11 @@ final class BatchWriter {
                         + s.entry.requestId().substring(s.entry.kind().wireName().length() + 1) + "' of account '"
                         + s.entry.account() + "' (the ledger holds one as entry " + first.id() + " of " + first.stream()
                         + "): the hold id was reused after its record expired");
+            } else if (s.entry.ofMove()) {
+                // Redis gives a move once (its record in the target's slot outlives the move).
+                s.quarantine(QuarantineReason.CONSTRAINT, "a second " + s.entry.kind().wireName() + " entry of move '"
+                        + s.entry.requestId() + "' of account '" + s.entry.account() + "' (the ledger holds one as entry "
+                        + first.id() + " of " + first.stream() + ")");
             } else if (s.entry.kind() == EntryKind.POST) {
                 // A posting moves several balances: no single compensation undoes it, so a human decides.
                 s.quarantine(QuarantineReason.CONSTRAINT, "a second entry for request id '" + s.entry.requestId()
@@ -276,6 +281,9 @@ final class BatchWriter {
             if (ofHold) {
                 // A hold's entries share its id: the kind makes their keys distinct (':' is in no id).
                 request = kind.wireName() + ":" + Ids.check(InvalidIdException.Field.HOLD, request);
+            } else if (kind == EntryKind.MOVEOUT || kind == EntryKind.MOVEIN) {
+                // A move's two halves share its id (and never meet a request id: ':' is in no id).
+                request = kind.wireName() + ":" + Ids.check(InvalidIdException.Field.REQUEST, request);
             } else if (kind != EntryKind.OPEN) {
                 Ids.check(InvalidIdException.Field.REQUEST, request);
             }

@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * @param kind         what the change was
  * @param amount       the amount in minor units (an opening may be 0)
  * @param requestId    the caller's request id; empty for an opening, which has none; for a hold's entries
- *                     {@code <kind>:<hold id>} (hold, capture, release, expire each at most once per hold)
+ *                     {@code <kind>:<hold id>} (hold, capture, release, expire each at most once per hold); for a
+ *                     move between the buckets of a split account {@code moveout:<move id>} or {@code movein:<move id>}
  * @param balanceAfter the account's available balance in Redis right after the change
  * @param token        the fencing token of a fenced deduction, empty when none
  * @param lines        a posting's changes to named balances by name (credits positive); empty for other kinds
@@ -97,8 +98,8 @@ public record JournalEntry(int partition, String stream, String entryId, String 
     public long delta() {
         return switch (kind) {
             case OPEN, CAPTURE, POST -> 0;
-            case DEDUCT, HOLD -> -amount;
-            case TOPUP, REFUND, RELEASE, EXPIRE -> amount;
+            case DEDUCT, HOLD, MOVEOUT -> -amount;
+            case TOPUP, REFUND, RELEASE, EXPIRE, MOVEIN -> amount;
         };
     }
 
@@ -109,6 +110,11 @@ public record JournalEntry(int partition, String stream, String entryId, String 
             case CAPTURE, RELEASE, EXPIRE -> -amount;
             default -> 0;
         };
+    }
+
+    /** Whether this is one half of a move between the buckets of a split account (keyed {@code <kind>:<move id>}). */
+    public boolean ofMove() {
+        return kind == EntryKind.MOVEOUT || kind == EntryKind.MOVEIN;
     }
 
     /** Whether this is one of a hold's entries (keyed {@code <kind>:<hold id>}, never compensated). */

@@ -133,8 +133,8 @@ final class JournalTail {
     static long delta(EntryKind kind, long amount) {
         return switch (kind) {
             case OPEN, HOLD, RELEASE, EXPIRE, POST -> 0;
-            case DEDUCT, CAPTURE -> -amount;
-            case TOPUP, REFUND -> amount;
+            case DEDUCT, CAPTURE, MOVEOUT -> -amount;
+            case TOPUP, REFUND, MOVEIN -> amount;
         };
     }
 }

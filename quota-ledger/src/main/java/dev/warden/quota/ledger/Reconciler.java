@@ -53,6 +53,11 @@ import java.util.function.Consumer;
  * begin). Memory is a page, the journal's unpersisted tail and the first {@value #MAX_REPORTED} drifts
  * (the rest are counted).
  *
+ * <p><b>Split accounts</b> ({@code QuotaService.split}): the account key says so; the account is compared as
+ * the sum of its buckets, one snapshot per partition of its buckets, each against its own journal stream
+ * (moves between buckets are entries of both streams, so a move in flight counts on both sides or neither).
+ * A split account's drift is reported, never repaired (merge it first).
+ *
  * <p><b>Repair</b> (dry run unless asked): for each drifted account with no entry in flight, sets the
  * Redis balance to the database's (the database wins), with a compare-and-set on the balance seen,
  * so a change landing in between is never overwritten. Accounts only Redis holds are reported, never
@@ -228,7 +233,7 @@ public final class Reconciler implements AutoCloseable {
         }
         for (Map.Entry<Integer, List<String>> e : byPartition.entrySet()) {
             int p = e.getKey();
-            AccountComparison.Result result = comparison.compare(c, p, e.getValue(), run.tail(p));
+            AccountComparison.Result result = comparison.compare(c, p, e.getValue(), run::tail);
             run.checked += e.getValue().size();
             run.unpersisted += result.unpersisted();
             if (result.markerMissing()) {

@@ -6,7 +6,8 @@
 -- KEYS: marker, journal, account keys..., then the same accounts' named-balance keys in the same order
 -- ARGV: marker value, then the account ids in the order of their keys
 -- Reply: state, last id, time, each account's balance, then each account's named balances as
--- 'name=amount,...' ('' when none), in the same order.
+-- 'name=amount,...' ('' when none), then each account's bucket count ('1' unless it is split, or being
+-- merged: then AccountComparison sums its buckets), in the same order.
 local expected = ARGV[1]
 local base = partition_base(KEYS[1])
 local n = #ARGV - 1
@@ -43,5 +44,9 @@ for i = 3 + n, 2 + 2 * n do
   local parts = {}
   for j = 1, #named, 2 do parts[#parts + 1] = named[j] .. '=' .. named[j + 1] end
   reply[#reply + 1] = table.concat(parts, ',')
+end
+for i = 3, 2 + n do
+  local split = redis.call('HMGET', KEYS[i], 'buckets', 'drain')
+  reply[#reply + 1] = string.format('%d', math.max(tonumber(split[1] or '1'), tonumber(split[2] or '1')))
 end
 return reply

@@ -11,6 +11,8 @@ public final class LedgerScripts {
 
     /** Reconciliation's read of one partition: marker, last journal entry id, balances (no writes). */
     public static final LuaScript SNAPSHOT = LuaScript.load(LedgerScripts.class, DIR + "ledger_snapshot.lua");
+    /** Reconciliation's read of the buckets of a split account in one partition (no writes). */
+    public static final LuaScript BUCKET_SNAPSHOT = LuaScript.load(LedgerScripts.class, DIR + "bucket_snapshot.lua");
     /** Repair and bootstrap: compare-and-set of a balance from the ledger, marker written if missing. */
     public static final LuaScript RESTORE = LuaScript.load(LedgerScripts.class, DIR + "ledger_restore.lua");
     /** Acknowledge a committed batch and trim the journal below the oldest unacknowledged entry. */
@@ -18,7 +20,7 @@ public final class LedgerScripts {
     /** The consumers' registry: record a heartbeat, forget the silent, list the live. */
     public static final LuaScript HEARTBEAT = LuaScript.load(LedgerScripts.class, DIR + "heartbeat.lua");
 
-    public static final List<LuaScript> ALL = List.of(SNAPSHOT, RESTORE, ACK_TRIM, HEARTBEAT);
+    public static final List<LuaScript> ALL = List.of(SNAPSHOT, BUCKET_SNAPSHOT, RESTORE, ACK_TRIM, HEARTBEAT);
 
     private LedgerScripts() {
     }
