@@ -37,7 +37,7 @@ class QuotaTenantsTest {
     static String[] quotaAcl(String user, String password, String namespace) {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password, "~" + namespace + ":quota:*",
                 "+@connection", "+info", "+script|load", "+evalsha", "+eval", "+get", "+set", "+hget", "+hset",
-                "+hincrby", "+hmget", "+hgetall", "+pexpire", "+xadd", "+zadd", "+zrem", "+zrangebyscore").toArray(String[]::new);
+                "+hincrby", "+hmget", "+hgetall", "+hexists", "+hdel", "+hlen", "+pexpire", "+xadd", "+zadd", "+zrem", "+zrangebyscore").toArray(String[]::new);
     }
 
     @BeforeAll
@@ -79,6 +79,13 @@ class QuotaTenantsTest {
             assertThat(a.balances("m1")).hasValueSatisfying(m -> assertThat(m).containsEntry("points", 40L));
             assertThat(a.deduct("m1", 15, "r2")).isInstanceOf(Outcome.Applied.class);
             assertThat(a.balance("m1")).hasValue(40);
+            assertThat(a.split("m1", 4)).isInstanceOf(SplitOutcome.Split.class);
+            for (int i = 0; i < 40; i++) {
+                assertThat(a.deduct("m1", 1, "split-" + i)).as("unit %d of a split account", i).isInstanceOf(Outcome.Applied.class);
+            }
+            assertThat(a.deduct("m1", 1, "one-more")).isInstanceOf(Outcome.Insufficient.class);
+            assertThat(a.merge("m1")).isInstanceOf(SplitOutcome.Merged.class);
+            assertThat(a.topUp("m1", 40, "back")).isInstanceOf(Outcome.Applied.class);
             assertThat(a.toString() + b).doesNotContain(PASSWORD_A).doesNotContain(PASSWORD_B);
 
             // B with raw commands on A's keys.

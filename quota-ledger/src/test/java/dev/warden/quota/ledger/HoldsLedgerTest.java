@@ -78,7 +78,7 @@ class HoldsLedgerTest {
     }
 
     @Test
-    @DisplayName("H2 (migrated to V4): the same")
+    @DisplayName("H2 (migrated to the latest version): the same")
     void everyPathOnH2() throws SQLException {
         DataSource h2 = Support.h2();
         assertThat(Ledger.migrate(h2)).isEqualTo("5");

@@ -44,7 +44,7 @@ class LedgerTenantsTest {
         List<String> acl = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">" + password,
                 "~" + ns + ":quota:*", "~{warden:ledger:" + ns + ":*", "&{warden:ledger:" + ns + ":*"));
         acl.addAll(List.of(("+@connection +info +script|load +evalsha +eval +time +scan +exists +get +set +del +pexpire +pttl"
-                + " +hget +hset +hincrby +hmget +hgetall +zadd +zrem +zrange +zrangebyscore +zremrangebyscore"
+                + " +hget +hset +hincrby +hmget +hgetall +hexists +hdel +hlen +zadd +zrem +zrange +zrangebyscore +zremrangebyscore"
                 + " +xadd +xreadgroup +xack +xautoclaim +xpending +xrange +xrevrange +xlen +xtrim +xinfo|groups +xgroup|create"
                 + " +publish +subscribe +unsubscribe").split(" ")));
         return acl.toArray(String[]::new);
