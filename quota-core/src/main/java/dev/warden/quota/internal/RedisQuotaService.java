@@ -68,7 +68,14 @@ final class RedisQuotaService implements QuotaService {
     private final RedisConnection batchCommands;
     private final ReentrantLock batchLock = new ReentrantLock();
     private final ScriptRunner scripts;
+    /** Split accounts' deductions in flight at once on the asynchronous paths; more wait in line. */
+    private static final int SPLIT_ROUTING_THREADS = 16;
     private final Executor completions;
+    /**
+     * Runs split accounts' deductions, which wait on several calls in turn: never Lettuce's I/O or
+     * event-executor threads, which they would block. Bounded; idle threads end.
+     */
+    private final java.util.concurrent.ThreadPoolExecutor splitRouting;
     private final LockClient locks;
     private final QuotaListener listener;
     private final String retentionMillis;
@@ -88,6 +95,13 @@ final class RedisQuotaService implements QuotaService {
         this.batchCommands = batchConnection;
         this.scripts = new ScriptRunner(connection, config.requestTimeout());
         this.completions = connector.executors();
+        this.splitRouting = new java.util.concurrent.ThreadPoolExecutor(SPLIT_ROUTING_THREADS, SPLIT_ROUTING_THREADS,
+                30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), runnable -> {
+                    Thread t = new Thread(runnable, "warden-quota-split");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.splitRouting.allowCoreThreadTimeOut(true);
         this.locks = locks;
         this.listener = listener;
         this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
@@ -501,6 +515,7 @@ final class RedisQuotaService implements QuotaService {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        splitRouting.shutdown();
         shutdown(connector, locks);
     }
 
@@ -522,20 +537,20 @@ final class RedisQuotaService implements QuotaService {
         if (buckets.cached(account) != null) {
             // A split account's deduction may take several calls: it runs on a Warden thread.
             return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
         }
         String marker = layout.markerOf(account);
         return rawDeduct(via, account, amount, requestId, token).thenCompose(reply -> {
             if (Buckets.isDraining(reply)) {
                 return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                        () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+                        () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
             }
             if (!Buckets.isSplit(reply)) {
                 return CompletableFuture.completedFuture(Replies.outcome(reply, account, marker, token));
             }
             buckets.learned(account, Buckets.splitOf(reply));
             return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), completions);
+                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
         });
     }
 
