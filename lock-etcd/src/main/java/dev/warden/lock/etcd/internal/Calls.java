@@ -441,7 +441,7 @@ final class Calls {
     }
 
     /** A failure's message, with the transport's cause when gRPC only says "io exception" or similar. */
-    private static String describe(Throwable cause) {
+    static String describe(Throwable cause) {
         String message = String.valueOf(cause.getMessage());
         Throwable root = cause.getCause();
         while (root != null && root.getCause() != null && root.getCause() != root) {
@@ -454,9 +454,10 @@ final class Calls {
     }
 
     /**
-     * Waits until the channel is connected to a member, at most {@code limit}; returns the last
-     * connection failure seen, if any (null when connected). Fails at once with {@code UNAVAILABLE}
-     * when a TLS handshake fails, which waiting does not cure.
+     * Waits until the channel is connected to a member, at most {@code limit}: null when connected,
+     * else the last connection failure seen (a {@link java.util.concurrent.TimeoutException} when
+     * none was). Fails at once with {@code UNAVAILABLE} when a TLS handshake fails, which waiting
+     * does not cure.
      */
     Throwable awaitConnected(Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
@@ -479,7 +480,8 @@ final class Calls {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                return last;
+                return last != null ? last : new java.util.concurrent.TimeoutException("no connection to etcd at " + endpoints
+                        + " within " + limit.toMillis() + " ms");
             }
             CountDownLatch changed = new CountDownLatch(1);
             channel.notifyWhenStateChanged(state, changed::countDown);

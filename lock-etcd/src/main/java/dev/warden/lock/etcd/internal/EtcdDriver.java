@@ -85,13 +85,16 @@ public final class EtcdDriver implements LockDriver {
         EtcdDriver driver = new EtcdDriver(config);
         Throwable connectFailure = null;
         try {
-            // The first call also connects: it may take the connect timeout on top of the request timeout.
-            long started = System.nanoTime();
+            // Connected (or failed) within the connect timeout; a TLS handshake refused fails at once.
             connectFailure = driver.calls.awaitConnected(config.connectTimeout());
-            Duration first = config.connectTimeout().plus(config.requestTimeout()).minusNanos(System.nanoTime() - started);
-            if (first.compareTo(config.requestTimeout()) < 0) {
-                first = config.requestTimeout();
+            if (connectFailure != null) {
+                driver.close();
+                throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at "
+                        + Redaction.redact(String.valueOf(config.endpoints())) + " within " + config.connectTimeout().toMillis()
+                        + " ms" + lastConnectionFailure(connectFailure, driver.calls.tls()), connectFailure);
             }
+            // Authenticating (with a user) and the first lease grant: generous, as the first call was before.
+            Duration first = config.connectTimeout().plus(config.requestTimeout());
             CompletableFuture<Session> opened;
             synchronized (driver) {
                 opened = driver.grantLease(first);
@@ -129,7 +132,7 @@ public final class EtcdDriver implements LockDriver {
         if (failure == null) {
             return "";
         }
-        return "; last connection failure: " + Redaction.redact(String.valueOf(failure.getMessage()))
+        return "; last connection failure: " + Redaction.redact(Calls.describe(failure))
                 + (tls ? "" : " (if the server expects TLS, use etcds:// endpoints and warden.lock.etcd.tls.trust-store)");
     }
 
