@@ -426,7 +426,9 @@ final class Calls {
         String user = credentials.username().map(u -> "user '" + u + "'").orElse("no user");
         if ((status != null && status.getCode() == Status.Code.PERMISSION_DENIED) || description.contains("permission denied")) {
             return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what + " to " + user
-                    + ": permission denied (the user needs a role with readwrite on the namespace's key prefix)", cause);
+                    + ": permission denied (" + (credentials.present() ? "the user needs"
+                    : "set warden.lock.etcd.username and password, for a user with") + " a role with readwrite on the namespace's key prefix)",
+                    cause);
         }
         if (description.contains("user name is empty")) {
             return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what
@@ -440,17 +442,28 @@ final class Calls {
                 "etcd at " + endpoints + " failed " + what + ": " + Redaction.redact(describe(cause)), cause);
     }
 
-    /** A failure's message, with the transport's cause when gRPC only says "io exception" or similar. */
+    /**
+     * A failure's message, with the transport's cause when gRPC only says "io exception" or
+     * similar: the first TLS failure in the chain, else the deepest cause that says something.
+     */
     static String describe(Throwable cause) {
         String message = String.valueOf(cause.getMessage());
-        Throwable root = cause.getCause();
-        while (root != null && root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
+        Throwable detail = null;
+        Throwable t = cause.getCause();
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t.getMessage() != null) {
+                detail = t;
+                if (t instanceof javax.net.ssl.SSLException) {
+                    break;
+                }
+            }
+            t = t.getCause() == t ? null : t.getCause();
         }
-        if (root != null && root.getMessage() != null && !message.contains(root.getMessage())) {
-            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        if (detail != null && !message.contains(detail.getMessage())) {
+            message += " (" + detail.getClass().getSimpleName() + ": " + detail.getMessage() + ")";
         }
-        return message;
+        // gRPC adds the channel pipeline on a line of its own: one line reads better in a log.
+        return message.replaceAll("\\s*\\R\\s*", " ");
     }
 
     /**
@@ -498,8 +511,10 @@ final class Calls {
             return null;
         } catch (ExecutionException e) {
             Throwable cause = unwrap(e);
-            Status status = status(cause);
-            return status != null && status.getCode() == Status.Code.UNAVAILABLE ? cause : null;
+            // The transport's failure itself, not the "failed a connection check" wrapper.
+            Throwable raw = cause instanceof LockException && cause.getCause() != null ? cause.getCause() : cause;
+            Status status = status(raw);
+            return status != null && status.getCode() == Status.Code.UNAVAILABLE ? raw : null;
         } catch (java.util.concurrent.TimeoutException e) {
             return null;
         }
