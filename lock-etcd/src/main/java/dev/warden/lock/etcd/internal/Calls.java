@@ -74,11 +74,17 @@ import java.util.function.Consumer;
  *       users and roles) authenticates again, once for every call that saw the same token, and is
  *       sent again once: the refused call was not applied, and leases are not tied to tokens, so
  *       the session's lease stays.</li>
+ *   <li>A watch carries the token it starts with: etcd checks it when the watch is created, and
+ *       cancels a watch it refuses; the attempt then polls again, which authenticates again.</li>
  *   <li>With {@link Tls} ({@code etcds://}), the channel speaks TLS and verifies the member's
- *       certificate and its host name or IP address.</li>
+ *       certificate and its host name or IP address (gRPC's TLS negotiation sets HTTPS endpoint
+ *       identification on the engine).</li>
  *   <li>The channel fails over between members in the order given ({@code pick_first}); HTTP/2
  *       pings notice a frozen member.</li>
  * </ul>
+ *
+ * <p>Concurrency: {@code token} is guarded by {@code this} (an authentication is started, never
+ * awaited, under it); everything else is final and thread-safe (the channel, the executors).
  */
 final class Calls {
 
@@ -462,8 +468,8 @@ final class Calls {
         if (detail != null && !message.contains(detail.getMessage())) {
             message += " (" + detail.getClass().getSimpleName() + ": " + detail.getMessage() + ")";
         }
-        // gRPC adds the channel pipeline on a line of its own: one line reads better in a log.
-        return message.replaceAll("\\s*\\R\\s*", " ");
+        // gRPC adds the channel pipeline on a line of its own, which says nothing to a user.
+        return message.replaceAll("\\s*\\R?\\s*Channel Pipeline: \\[[^\\]]*\\]", "").replaceAll("\\s*\\R\\s*", " ");
     }
 
     /**
@@ -487,7 +493,8 @@ final class Calls {
                     if (tlsFailure(failure)) {
                         throw new LockException(LockException.Reason.UNAVAILABLE, "TLS handshake with etcd at " + endpoints
                                 + " failed: " + Redaction.redact(describe(failure))
-                                + " (check warden.lock.etcd.tls.trust-store, and that the server speaks TLS)", failure);
+                                + " (check warden.lock.etcd.tls.trust-store and tls.key-store, that the endpoint's host is in the server's"
+                                + " certificate, and that the server speaks TLS)", failure);
                     }
                 }
             }
