@@ -32,6 +32,8 @@ class EtcdSecretsTest {
 
     static final String SECRET = "S3cretPw-etcd";
     static final String USER = "secrets-test";
+    /** Generous timeouts for the cases that talk to the server: on a loaded machine a login (bcrypt) can take a while. */
+    static final String[] PATIENT = {"warden.lock.connect-timeout", "3s", "warden.lock.request-timeout", "3s"};
 
     private static EtcdServer server;
 
@@ -137,8 +139,8 @@ class EtcdSecretsTest {
     @DisplayName("a wrong password is ACCESS_DENIED naming the endpoint and the user, not the password")
     void wrongPassword() {
         LockException e = failure(settings(server.endpoints(), "warden.lock.etcd.username", "root",
-                "warden.lock.etcd.password", SECRET));
-        assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED);
+                "warden.lock.etcd.password", SECRET, PATIENT[0], PATIENT[1], PATIENT[2], PATIENT[3]));
+        assertThat(e.reason()).as(e.getMessage()).isEqualTo(LockException.Reason.ACCESS_DENIED);
         assertThat(e.getMessage()).contains(server.endpoints()).contains("'root'");
     }
 
@@ -149,8 +151,10 @@ class EtcdSecretsTest {
         try {
             Files.writeString(file, SECRET + "\n");
             for (Map<String, Object> s : List.of(
-                    settings(server.endpoints(), "warden.lock.etcd.username", USER, "warden.lock.etcd.password", SECRET),
-                    settings(server.endpoints(), "warden.lock.etcd.username", USER, "warden.lock.etcd.password-file", file.toString()))) {
+                    settings(server.endpoints(), "warden.lock.etcd.username", USER, "warden.lock.etcd.password", SECRET,
+                            PATIENT[0], PATIENT[1], PATIENT[2], PATIENT[3]),
+                    settings(server.endpoints(), "warden.lock.etcd.username", USER, "warden.lock.etcd.password-file", file.toString(),
+                            PATIENT[0], PATIENT[1], PATIENT[2], PATIENT[3]))) {
                 String output = CapturedOutput.of(() -> {
                     try (LockClient c = LockClient.create(s)) {
                         c.lock("secrets").acquire().release();
