@@ -51,6 +51,14 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     static EtcdCluster start(int size, Function<String, String> env) {
+        return start(size, env, EtcdProcess.Options.PLAIN, null);
+    }
+
+    /**
+     * Starts a cluster whose members serve clients as {@code options} say, with authentication on
+     * (a root user with {@code rootPassword}) unless that is null.
+     */
+    static EtcdCluster start(int size, Function<String, String> env, EtcdProcess.Options options, String rootPassword) {
         if (size < 1) {
             throw new IllegalArgumentException("a cluster needs at least one member, got " + size);
         }
@@ -65,7 +73,7 @@ public final class EtcdCluster implements AutoCloseable {
         // A port found free can be taken by another process before etcd binds it: start again on new ports.
         for (int attempt = 1; ; attempt++) {
             try {
-                return launch(binary, size);
+                return launch(binary, size, options, rootPassword);
             } catch (IllegalStateException e) {
                 if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("address already in use")) {
                     throw e;
@@ -74,10 +82,10 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster launch(Path binary, int size) {
+    private static EtcdCluster launch(Path binary, int size, EtcdProcess.Options options, String rootPassword) {
         List<EtcdProcess> processes = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            processes.add(new EtcdProcess(binary, "m" + i));
+            processes.add(new EtcdProcess(binary, "m" + i, options));
         }
         String initial = EtcdProcess.initialClusterOf(processes);
         String token = "warden-" + UUID.randomUUID().toString().substring(0, 8);
@@ -90,6 +98,13 @@ public final class EtcdCluster implements AutoCloseable {
         try {
             members.forEach(EtcdMember::launch);
             members.forEach(EtcdMember::awaitHealthy);
+            if (rootPassword != null) {
+                EtcdHttp.enableAuth(members.get(0).clientUrl(), rootPassword, CALL_TIMEOUT);
+                // Every member's calls authenticate as root from now on (tokens are per member).
+                for (EtcdMember m : members.subList(1, members.size())) {
+                    EtcdHttp.rootAccess(m.clientUrl(), rootPassword);
+                }
+            }
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
@@ -121,9 +136,9 @@ public final class EtcdCluster implements AutoCloseable {
         return members.stream().map(EtcdMember::clientUrl).collect(Collectors.toList());
     }
 
-    /** Warden's endpoints setting for every member: {@code etcd://h:p,etcd://h:p,...}. */
+    /** Warden's endpoints setting for every member: {@code etcd://h:p,etcd://h:p,...} ({@code etcds://} over TLS). */
     public String endpoints() {
-        return clientUrls().stream().map(u -> "etcd://" + u.substring(u.indexOf("://") + 3))
+        return clientUrls().stream().map(u -> (u.startsWith("https:") ? "etcds://" : "etcd://") + u.substring(u.indexOf("://") + 3))
                 .collect(Collectors.joining(","));
     }
 
@@ -180,6 +195,22 @@ public final class EtcdCluster implements AutoCloseable {
             }
         }
         members.forEach(EtcdMember::awaitHealthy);
+    }
+
+    /**
+     * Adds an etcd user with a role of the same name that may read and write every key starting
+     * with {@code prefix} and nothing else (authentication must be on).
+     */
+    public void addUser(String user, String password, String prefix) {
+        onAnyMember(url -> {
+            EtcdHttp.addUser(url, user, password, prefix, CALL_TIMEOUT);
+            return null;
+        });
+    }
+
+    /** A token for {@code user}, from the first member that answers. */
+    public String authenticate(String user, String password) {
+        return onAnyMember(url -> EtcdHttp.authenticate(url, user, password, CALL_TIMEOUT));
     }
 
     /** Keys (UTF-8) starting with {@code prefix}; a linearizable read. */

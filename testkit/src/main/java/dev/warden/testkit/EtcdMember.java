@@ -40,9 +40,9 @@ public final class EtcdMember {
         return process.clientUrl();
     }
 
-    /** {@code etcd://127.0.0.1:port}, as Warden's endpoints setting names it. */
+    /** {@code etcd://127.0.0.1:port} ({@code etcds://} over TLS), as Warden's endpoints setting names it. */
     public String endpoint() {
-        return "etcd://" + host() + ":" + port();
+        return (clientUrl().startsWith("https:") ? "etcds://" : "etcd://") + host() + ":" + port();
     }
 
     /** Whether the process exists (also while paused). */

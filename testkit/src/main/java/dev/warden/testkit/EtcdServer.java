@@ -1,5 +1,7 @@
 package dev.warden.testkit;
 
+import dev.warden.testkit.internal.EtcdProcess;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
@@ -9,6 +11,12 @@ import java.util.function.Function;
  * (Debian/Ubuntu: {@code apt-get install -y etcd-server}) on a free loopback port, with pause,
  * resume, kill and restart; or the cluster named by {@code WARDEN_ETCD_ENDPOINTS}, without fault
  * controls. See {@link EtcdCluster} for the details, which apply here too.
+ *
+ * <p>{@link #builder()} adds TLS on the client URL (from a {@link TlsMaterial}: the server's
+ * certificate for 127.0.0.1 and localhost, client certificates required by default) and
+ * authentication (a root user, then {@link #addUser} for users limited to a key prefix), with a
+ * short simple-token TTL if asked. testkit's own calls ({@link #keys}, health checks) then use the
+ * material's client certificate and the root user.
  */
 public final class EtcdServer implements AutoCloseable {
 
@@ -25,6 +33,81 @@ public final class EtcdServer implements AutoCloseable {
 
     static EtcdServer start(Function<String, String> env) {
         return new EtcdServer(EtcdCluster.start(1, env));
+    }
+
+    /** A server with TLS or authentication. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a server to start; each returns this builder. */
+    public static final class Builder {
+        private TlsMaterial tls;
+        private boolean clientCertAuth = true;
+        private String rootPassword;
+        private Duration authTokenTtl;
+
+        private Builder() {
+        }
+
+        /** Serves clients over TLS ({@code https://}, Warden's {@code etcds://}) with this material's server certificate. */
+        public Builder tls(TlsMaterial material) {
+            this.tls = material;
+            return this;
+        }
+
+        /** Whether clients must present a certificate the material's CA signed ({@code --client-cert-auth}); true by default. */
+        public Builder clientCertAuth(boolean required) {
+            this.clientCertAuth = required;
+            return this;
+        }
+
+        /** Turns authentication on, with a {@code root} user (role root) of this password. */
+        public Builder auth(String rootPassword) {
+            this.rootPassword = rootPassword;
+            return this;
+        }
+
+        /** The TTL of simple auth tokens ({@code --auth-token-ttl}, whole seconds, at least 1). */
+        public Builder authTokenTtl(Duration ttl) {
+            if (ttl.toSeconds() < 1) {
+                throw new IllegalArgumentException("etcd's auth token TTL is whole seconds, at least 1: " + ttl);
+            }
+            this.authTokenTtl = ttl;
+            return this;
+        }
+
+        /** Starts the server and waits until it reports healthy (and authentication is on, if asked). */
+        public EtcdServer start() {
+            EtcdProcess.Options options = new EtcdProcess.Options(
+                    tls == null ? null : tls.caCertificate(), tls == null ? null : tls.serverCertificate(),
+                    tls == null ? null : tls.serverKey(), tls != null && clientCertAuth,
+                    tls == null ? null : tls.trustStore(), tls == null ? null : tls.clientKeyStore(), TlsMaterial.STORE_PASSWORD,
+                    authTokenTtl == null ? 0 : (int) authTokenTtl.toSeconds());
+            return new EtcdServer(EtcdCluster.start(1, System::getenv, options, rootPassword));
+        }
+    }
+
+    /**
+     * Adds a user with a role (of the same name) that may read and write every key starting with
+     * {@code prefix} and nothing else; authentication must be on.
+     */
+    public void addUser(String user, String password, String prefix) {
+        cluster.addUser(user, password, prefix);
+    }
+
+    /**
+     * One call to etcd's JSON gateway ({@code path} such as {@code /v3/kv/range}, {@code json} its
+     * body, keys base64) with {@code token} instead of root's: the answer's body, or an
+     * {@link java.io.UncheckedIOException} whose message carries the server's refusal.
+     */
+    public String requestAs(String token, String path, String json) {
+        return dev.warden.testkit.internal.EtcdHttp.postAs(clientUrls().get(0), path, json, Duration.ofSeconds(3), token);
+    }
+
+    /** A token for {@code user} (from etcd's {@code /v3/auth/authenticate}). */
+    public String authenticate(String user, String password) {
+        return cluster.authenticate(user, password);
     }
 
     /** Whether testkit launched it (false for {@code WARDEN_ETCD_ENDPOINTS}). */
@@ -48,12 +131,12 @@ public final class EtcdServer implements AutoCloseable {
         return member().port();
     }
 
-    /** Warden's endpoints setting: {@code etcd://127.0.0.1:port}. */
+    /** Warden's endpoints setting: {@code etcd://127.0.0.1:port} ({@code etcds://} over TLS). */
     public String endpoints() {
         return cluster.endpoints();
     }
 
-    /** Client URLs, {@code http://host:port}. */
+    /** Client URLs, {@code http://host:port} ({@code https://} over TLS). */
     public List<String> clientUrls() {
         return cluster.clientUrls();
     }

@@ -312,7 +312,7 @@ public final class BillingDemo implements Callable<Integer> {
             String endpoints = switch (chosen) {
                 case REDIS -> redis != null ? redis : matching(fileEndpoints, "redis", "rediss").orElse(quotaEndpoint);
                 case ETCD -> etcd != null ? SettingsFile.withScheme("etcd", etcd)
-                        : matching(fileEndpoints, "etcd").orElseGet(servers::etcd);
+                        : matching(fileEndpoints, "etcd", "etcds").orElseGet(servers::etcd);
                 case ZOOKEEPER -> zookeeper != null ? SettingsFile.withScheme("zookeeper", zookeeper)
                         : matching(fileEndpoints, "zookeeper").orElseGet(servers::zookeeper);
                 default -> throw new AssertionError(chosen);

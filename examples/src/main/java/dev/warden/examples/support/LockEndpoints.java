@@ -52,7 +52,8 @@ public final class LockEndpoints {
             return Optional.empty();
         }
         String t = endpoints.trim();
-        if (t.startsWith(backend + "://") || (backend.equals("redis") && t.startsWith("rediss://"))) {
+        if (t.startsWith(backend + "://") || (backend.equals("redis") && t.startsWith("rediss://"))
+                || (backend.equals("etcd") && t.startsWith("etcds://"))) {
             return Optional.of(t);
         }
         return Optional.empty();

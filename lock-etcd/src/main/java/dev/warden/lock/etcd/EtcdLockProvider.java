@@ -1,6 +1,7 @@
 package dev.warden.lock.etcd;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.etcd.internal.Credentials;
 import dev.warden.lock.etcd.internal.EtcdDriver;
 import dev.warden.lock.etcd.internal.Endpoints;
 import dev.warden.lock.spi.LockConfig;
@@ -8,13 +9,17 @@ import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The {@code etcd} backend: etcd's KV, Lease and Watch services (protocol messages from jetcd) over
  * one gRPC channel per client, rather than etcd's Lock RPC (which cannot be cancelled and can grant
- * a waiter whose lease already died). Endpoints are one or more {@code etcd://host:port}, plain-text
- * gRPC to the members of one cluster.
+ * a waiter whose lease already died). Endpoints are one or more {@code etcd://host:port} (plain-text
+ * gRPC) or {@code etcds://host:port} (gRPC over TLS), the members of one cluster, all with the same
+ * scheme.
  *
  * <ul>
  *   <li><b>Session</b>: one etcd lease per client, its TTL the configured {@code warden.lock.ttl}
@@ -42,8 +47,30 @@ import java.util.List;
  *       with stale data that grants a lock.</li>
  * </ul>
  *
- * <p>An uncontended acquire and release cost two round trips, both transactions. It has no backend
- * options.
+ * <p>An uncontended acquire and release cost two round trips, both transactions.
+ *
+ * <p><b>Security</b> (backend options, each secret inline, in a file ({@code -file}) or in an
+ * environment variable ({@code -env}), never printed):
+ * <ul>
+ *   <li>{@code warden.lock.etcd.username} and {@code warden.lock.etcd.password} (or
+ *       {@code password-file}, {@code password-env}): an etcd user. The driver authenticates
+ *       ({@code Auth.Authenticate}) and sends the token on every call, keep-alives and watches
+ *       included; a token the server no longer accepts (expired simple token, or a change of users
+ *       and roles) is replaced and the call sent again once, and the session's lease is kept. A
+ *       refused login or a missing permission is {@code LockException.Reason.ACCESS_DENIED}.</li>
+ *   <li>{@code warden.lock.etcd.tls.trust-store} (PKCS12 or JKS; the JVM's default trust when unset)
+ *       and {@code tls.trust-store-password}; {@code tls.key-store} and {@code tls.key-store-password}
+ *       for a client certificate ({@code --client-cert-auth}). TLS is on exactly when the endpoints
+ *       are {@code etcds://}; {@code tls.*} settings with {@code etcd://} endpoints are a
+ *       configuration error. The member's certificate and its host name or IP address are always
+ *       verified; a failed handshake is {@code UNAVAILABLE}, naming the endpoint.</li>
+ * </ul>
+ * The user needs one role: {@code readwrite} on the key prefix {@code <namespace>/} (the namespace
+ * percent-encoded as in the keys above; {@code !} markers of abandoned attempts live there too), for
+ * example {@code etcdctl role add warden-billing},
+ * {@code etcdctl role grant-permission warden-billing --prefix=true readwrite billing/},
+ * {@code etcdctl user grant-role billing-svc warden-billing}. Granting, keeping alive and revoking
+ * the session's lease need no permission beyond being authenticated.
  */
 public final class EtcdLockProvider implements LockProvider {
 
@@ -58,14 +85,25 @@ public final class EtcdLockProvider implements LockProvider {
     }
 
     @Override
+    public Set<String> optionNames() {
+        Set<String> names = new HashSet<>(Credentials.OPTIONS);
+        names.addAll(Credentials.TLS_OPTIONS);
+        return Set.copyOf(names);
+    }
+
+    @Override
     public List<String> validate(LockConfig config) {
-        return Endpoints.problems(config.endpoints());
+        List<String> problems = new ArrayList<>(Endpoints.problems(config.endpoints()));
+        problems.addAll(Credentials.problems(config.options(), System::getenv));
+        problems.addAll(Credentials.tlsProblems(config.endpoints(), config.options(), System::getenv));
+        return problems;
     }
 
     /**
-     * @throws LockException {@code CONFIGURATION} when {@link #validate} finds problems or the
-     *         cluster's minimum lease TTL is above the configured TTL, {@code UNAVAILABLE} when no
-     *         member grants a lease within the connect timeout
+     * @throws LockException {@code CONFIGURATION} when {@link #validate} finds problems, a TLS store
+     *         cannot be read, or the cluster's minimum lease TTL is above the configured TTL;
+     *         {@code ACCESS_DENIED} when etcd refuses the user's login; {@code UNAVAILABLE} when no
+     *         member grants a lease within the connect timeout or the TLS handshake fails
      */
     @Override
     public LockDriver open(LockConfig config) {

@@ -35,11 +35,13 @@ class EtcdLockProviderTest {
     @DisplayName("bad endpoints are reported together, as CONFIGURATION")
     void badEndpoints() {
         assertThatThrownBy(() -> LockClient.create(Map.of("warden.lock.backend", "etcd",
-                "warden.lock.endpoints", "http://a:1,etcd://nohostport,etcd://u:p@h:2,etcds://h:3")))
+                "warden.lock.endpoints", "http://a:1,etcd://nohostport,etcd://u:p@h:2,etcds://h:3",
+                "warden.lock.etcd.tls.key-store", "/no/such/store.p12")))
                 .isInstanceOf(LockException.class)
                 .satisfies(e -> {
                     assertThat(((LockException) e).reason()).isEqualTo(LockException.Reason.CONFIGURATION);
-                    assertThat(e.getMessage()).contains("http://a:1", "etcd://nohostport", "credentials", "TLS");
+                    assertThat(e.getMessage()).contains("http://a:1", "etcd://nohostport", "credentials", "mix etcd:// and etcds://",
+                            "tls.key-store '/no/such/store.p12' is not a readable file");
                 });
     }
 

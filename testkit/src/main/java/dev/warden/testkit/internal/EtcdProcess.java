@@ -27,13 +27,44 @@ public final class EtcdProcess {
     private final int peerPort;
     private final Path dir;
     private final ServerProcess server;
+    private final Options options;
     private List<String> command;
     private boolean stopped;
 
+    /**
+     * How a member serves clients: TLS on its client URL ({@code https://}, the server certificate
+     * and key in PEM, the CA that signs client certificates, whether one is required), and the TTL
+     * of its simple auth tokens. Peers always talk plain HTTP on loopback.
+     *
+     * @param caCertificate PEM CA for {@code --trusted-ca-file}; null for plain-text clients
+     * @param serverCertificate PEM chain for {@code --cert-file}
+     * @param serverKey PEM key for {@code --key-file}
+     * @param clientCertAuth {@code --client-cert-auth}
+     * @param trustStore PKCS12 trust store testkit's own calls trust
+     * @param clientKeyStore PKCS12 client key store testkit's own calls present
+     * @param storePassword the stores' password
+     * @param authTokenTtlSeconds {@code --auth-token-ttl}; 0 for etcd's default (300 s)
+     */
+    public record Options(Path caCertificate, Path serverCertificate, Path serverKey, boolean clientCertAuth,
+                          Path trustStore, Path clientKeyStore, String storePassword, int authTokenTtlSeconds) {
+
+        public static final Options PLAIN = new Options(null, null, null, false, null, null, null, 0);
+
+        boolean tls() {
+            return caCertificate != null;
+        }
+    }
+
     /** A member not started yet; {@link #initialCluster} must be called before {@link #launch()}. */
     public EtcdProcess(Path binary, String name) {
+        this(binary, name, Options.PLAIN);
+    }
+
+    /** A member serving clients as {@code options} say. */
+    public EtcdProcess(Path binary, String name, Options options) {
         this.binary = binary;
         this.name = name;
+        this.options = options;
         this.clientPort = FreePorts.find();
         int peer = FreePorts.find();
         while (peer == clientPort) {
@@ -42,6 +73,10 @@ public final class EtcdProcess {
         this.peerPort = peer;
         this.dir = createTempDir();
         this.server = new ServerProcess(dir, this::label, ServerProcess.Reach.PROCESS);
+        if (options.tls()) {
+            EtcdHttp.register(clientUrl(), new EtcdHttp.Access(EtcdHttp.sslContext(options.trustStore(),
+                    options.clientCertAuth() ? options.clientKeyStore() : null, options.storePassword())));
+        }
     }
 
     /**
@@ -77,8 +112,9 @@ public final class EtcdProcess {
         return clientPort;
     }
 
+    /** {@code http://127.0.0.1:port}, or {@code https://} when the member serves TLS. */
     public String clientUrl() {
-        return "http://" + HOST + ":" + clientPort;
+        return (options.tls() ? "https://" : "http://") + HOST + ":" + clientPort;
     }
 
     public String peerUrl() {
@@ -87,7 +123,7 @@ public final class EtcdProcess {
 
     /** Sets the cluster this member bootstraps into: {@code name=peerUrl,...} for every member. */
     public synchronized void initialCluster(String initialCluster, String token) {
-        command = List.of(binary.toString(),
+        List<String> c = new ArrayList<>(List.of(binary.toString(),
                 "--name", name,
                 "--data-dir", dir.resolve("data").toString(),
                 "--listen-client-urls", clientUrl(),
@@ -98,7 +134,19 @@ public final class EtcdProcess {
                 "--initial-cluster-token", token,
                 "--initial-cluster-state", "new",
                 "--logger", "zap",
-                "--log-outputs", "stderr");
+                "--log-outputs", "stderr"));
+        if (options.tls()) {
+            c.addAll(List.of("--cert-file", options.serverCertificate().toString(),
+                    "--key-file", options.serverKey().toString(),
+                    "--trusted-ca-file", options.caCertificate().toString()));
+            if (options.clientCertAuth()) {
+                c.add("--client-cert-auth");
+            }
+        }
+        if (options.authTokenTtlSeconds() > 0) {
+            c.addAll(List.of("--auth-token", "simple", "--auth-token-ttl", Integer.toString(options.authTokenTtlSeconds())));
+        }
+        command = List.copyOf(c);
     }
 
     /** Starts the process without waiting: members of a cluster only turn healthy together. */
@@ -163,6 +211,7 @@ public final class EtcdProcess {
         stopped = true;
         server.shutDown(Process::destroy, ServerProcess.EXIT_TIMEOUT);
         server.deleteDirectory();
+        EtcdHttp.unregister(clientUrl());
     }
 
     public String logTail() {

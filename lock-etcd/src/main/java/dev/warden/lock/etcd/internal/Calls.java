@@ -1,6 +1,12 @@
 package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.Redaction;
+import io.etcd.jetcd.api.AuthGrpc;
+import io.etcd.jetcd.api.AuthenticateRequest;
+import io.etcd.jetcd.api.AuthenticateResponse;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseKeepAliveRequest;
 import io.etcd.jetcd.api.LeaseKeepAliveResponse;
@@ -11,6 +17,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -24,10 +31,14 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +46,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -53,16 +65,34 @@ import java.util.function.Consumer;
  *       which also bounds waiting for a ready connection; watches carry none.</li>
  *   <li>Keep-alives and watches ask for a member that has a leader ({@code hasleader}), so a member
  *       cut off from the cluster fails them instead of leaving them silent.</li>
- *   <li>Errors become {@link LockException}s that name the endpoints.</li>
+ *   <li>Errors become {@link LockException}s that name the endpoints (redacted): a refused login or
+ *       a permission the user's role lacks is {@code ACCESS_DENIED}, anything else
+ *       {@code UNAVAILABLE}.</li>
+ *   <li>With {@link Credentials}, the driver authenticates once (etcd's {@code Auth.Authenticate})
+ *       and sends the token as the {@code token} header of every call, keep-alives and watches
+ *       included. A call the server refuses for its token (expired, or older than a change of the
+ *       users and roles) authenticates again, once for every call that saw the same token, and is
+ *       sent again once: the refused call was not applied, and leases are not tied to tokens, so
+ *       the session's lease stays.</li>
+ *   <li>A watch carries the token it starts with: etcd checks it when the watch is created, and
+ *       cancels a watch it refuses; the attempt then polls again, which authenticates again.</li>
+ *   <li>With {@link Tls} ({@code etcds://}), the channel speaks TLS and verifies the member's
+ *       certificate and its host name or IP address (gRPC's TLS negotiation sets HTTPS endpoint
+ *       identification on the engine).</li>
  *   <li>The channel fails over between members in the order given ({@code pick_first}); HTTP/2
  *       pings notice a frozen member.</li>
  * </ul>
+ *
+ * <p>Concurrency: {@code token} is guarded by {@code this} (an authentication is started, never
+ * awaited, under it); everything else is final and thread-safe (the channel, the executors).
  */
 final class Calls {
 
     /** Runs gRPC callbacks on the I/O thread that received the answer. */
     private static final Executor DIRECT = Runnable::run;
     private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Logger log = LoggerFactory.getLogger(Calls.class);
 
     private final ScheduledExecutorService timers;
     private final Executor completions;
@@ -71,21 +101,34 @@ final class Calls {
     private final EventLoopGroup io;
     private final ManagedChannel channel;
     private final Channel withLeader;
+    private final Credentials credentials;
+    private final boolean tls;
+
+    /** The token of the last authentication, or of the one under way; null before the first. Guarded by {@code this}. */
+    private CompletableFuture<String> token;
 
     Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints,
-          List<InetSocketAddress> members, Duration connectTimeout, ThreadFactory ioThreads) {
+          List<InetSocketAddress> members, Duration connectTimeout, ThreadFactory ioThreads,
+          Credentials credentials, Optional<SslContext> tls) {
         this.timers = timers;
         this.completions = completions;
         this.timeout = timeout;
         this.endpoints = endpoints;
+        this.credentials = credentials;
+        this.tls = tls.isPresent();
         this.io = new MultiThreadIoEventLoopGroup(1, ioThreads, NioIoHandler.newFactory());
-        this.channel = NettyChannelBuilder.forTarget(Members.target())
+        NettyChannelBuilder builder = NettyChannelBuilder.forTarget(Members.target())
                 .setNameResolverArg(Members.MEMBERS, members)
                 .eventLoopGroup(io)
                 .channelType(NioSocketChannel.class)
                 .executor(completions)
-                .offloadExecutor(completions)
-                .usePlaintext()
+                .offloadExecutor(completions);
+        if (tls.isPresent()) {
+            builder.sslContext(tls.get()).useTransportSecurity();
+        } else {
+            builder.usePlaintext();
+        }
+        this.channel = builder
                 .defaultLoadBalancingPolicy("pick_first")
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 // A frozen member keeps its TCP connection open: HTTP/2 pings (gRPC's minimum interval is
@@ -115,12 +158,42 @@ final class Calls {
 
     /**
      * One unary call bounded by {@code limit} through its gRPC deadline, which also covers waiting
-     * for a ready connection; completes on the I/O thread.
+     * for a ready connection (and an authentication first, when there is no token yet); completes
+     * on the I/O thread. A call refused for its token authenticates again and is sent once more
+     * within the same limit.
      */
     <Q, R> CompletableFuture<R> unary(String what, Duration limit, MethodDescriptor<Q, R> method, Q request) {
+        if (!credentials.present()) {
+            return send(what, limit, method, request, null);
+        }
+        long deadline = System.nanoTime() + limit.toNanos();
+        return token(limit).thenCompose(t -> send(what, remaining(deadline), method, request, t)
+                .exceptionallyCompose(error -> staleToken(error)
+                        ? renewToken(t, remaining(deadline)).thenCompose(t2 -> send(what, remaining(deadline), method, request, t2))
+                        : CompletableFuture.failedFuture(error)));
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - System.nanoTime()));
+    }
+
+    private static Metadata headers(String token) {
+        Metadata headers = new Metadata();
+        if (token != null && !token.isEmpty()) {
+            headers.put(TOKEN, token);
+        }
+        return headers;
+    }
+
+    private <Q, R> CompletableFuture<R> send(String what, Duration limit, MethodDescriptor<Q, R> method, Q request, String token) {
+        return send(what, channel, bounded(limit), method, request, token);
+    }
+
+    private <Q, R> CompletableFuture<R> send(String what, Channel on, CallOptions options, MethodDescriptor<Q, R> method,
+                                             Q request, String token) {
         CompletableFuture<R> result = new CompletableFuture<>();
         try {
-            ClientCall<Q, R> call = channel.newCall(method, bounded(limit));
+            ClientCall<Q, R> call = on.newCall(method, options);
             call.start(new ClientCall.Listener<R>() {
                 private R value;
 
@@ -139,7 +212,7 @@ final class Calls {
                                 : status.asRuntimeException(trailers)));
                     }
                 }
-            }, new Metadata());
+            }, headers(token));
             call.request(2);
             call.sendMessage(request);
             call.halfClose();
@@ -149,11 +222,99 @@ final class Calls {
         return result;
     }
 
+    /** The current token, authenticating first when there is none (or the last attempt failed). */
+    private synchronized CompletableFuture<String> token(Duration limit) {
+        if (token == null || token.isCompletedExceptionally()) {
+            token = authenticate(limit);
+        }
+        return token;
+    }
+
+    /** A new token instead of {@code stale}, unless another call already replaced it. */
+    private synchronized CompletableFuture<String> renewToken(String stale, Duration limit) {
+        if (token == null || token.isCompletedExceptionally() || (token.isDone() && stale.equals(token.getNow(null)))) {
+            log.debug("etcd at {} refused the token of user {}; authenticating again", endpoints, credentials.username().orElse("-"));
+            token = authenticate(limit);
+        }
+        return token;
+    }
+
+    /** The token to send on a stream now: the last one obtained, or none. */
+    private synchronized String currentToken() {
+        return token != null && token.isDone() && !token.isCompletedExceptionally() ? token.getNow(null) : null;
+    }
+
+    /**
+     * etcd's {@code Auth.Authenticate} for the configured user: the token, or "" when the server has
+     * authentication disabled (calls then go without one). A refusal is {@code ACCESS_DENIED}.
+     */
+    private CompletableFuture<String> authenticate(Duration limit) {
+        String user = credentials.username().orElseThrow();
+        AuthenticateRequest request = AuthenticateRequest.newBuilder().setName(user)
+                .setPassword(credentials.password().orElseThrow()).build();
+        CompletableFuture<AuthenticateResponse> answer = send("authenticating user '" + user + "'", limit,
+                AuthGrpc.getAuthenticateMethod(), request, null);
+        return answer.handle((r, error) -> {
+            if (error == null) {
+                return r.getToken();
+            }
+            Status status = status(error);
+            String description = status == null ? "" : String.valueOf(status.getDescription());
+            if (description.contains("authentication is not enabled")) {
+                log.info("etcd at {} has authentication disabled; calls go without a token for user {}", endpoints, user);
+                return "";
+            }
+            if (description.contains("authentication failed") || (status != null && status.getCode() == Status.Code.UNAUTHENTICATED)) {
+                throw new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused to authenticate user '"
+                        + user + "': invalid user name or password (" + Redaction.redact(description) + ")");
+            }
+            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+        });
+    }
+
+    /** Whether the server refused a call for its token: expired, unknown, or older than a change of users and roles. */
+    private static boolean staleToken(Throwable error) {
+        Status status = status(error);
+        if (status == null) {
+            return false;
+        }
+        String description = String.valueOf(status.getDescription());
+        return description.contains("invalid auth token") || description.contains("revision of auth store is old")
+                || description.contains("user name is empty")
+                || (status.getCode() == Status.Code.UNAUTHENTICATED && !description.contains("authentication failed"));
+    }
+
+    /** The gRPC status in {@code error}'s causes, or null. */
+    static Status status(Throwable error) {
+        Throwable t = error;
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t instanceof StatusRuntimeException sre) {
+                return sre.getStatus();
+            }
+            if (t instanceof StatusException se) {
+                return se.getStatus();
+            }
+            t = t.getCause() == t ? null : t.getCause();
+        }
+        return null;
+    }
+
     /**
      * One keep-alive of {@code leaseId} on a stream of its own, bounded by the request timeout:
      * the server's answer, whose TTL is 0 when the lease is gone.
      */
     CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(String what, long leaseId) {
+        if (!credentials.present()) {
+            return keepAliveOnce(what, leaseId, null);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        return token(timeout).thenCompose(t -> keepAliveOnce(what, leaseId, t)
+                .exceptionallyCompose(error -> staleToken(error)
+                        ? renewToken(t, remaining(deadline)).thenCompose(t2 -> keepAliveOnce(what, leaseId, t2))
+                        : CompletableFuture.failedFuture(error)));
+    }
+
+    private CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(String what, long leaseId, String token) {
         CompletableFuture<LeaseKeepAliveResponse> result = new CompletableFuture<>();
         try {
             ClientCall<LeaseKeepAliveRequest, LeaseKeepAliveResponse> call =
@@ -172,7 +333,7 @@ final class Calls {
                                 : status.asRuntimeException(trailers)));
                     }
                 }
-            }, new Metadata());
+            }, headers(token));
             call.request(1);
             call.sendMessage(LeaseKeepAliveRequest.newBuilder().setID(leaseId).build());
             // The server answers a request before it reads the end of the stream.
@@ -210,7 +371,7 @@ final class Calls {
                 }
                 onEnd.accept(status.isOk() ? null : translate(what, status.asRuntimeException(trailers)));
             }
-        }, new Metadata());
+        }, headers(currentToken()));
         call.request(1);
         call.sendMessage(create);
         return () -> call.cancel("watch no longer needed", new WatchCancelled());
@@ -266,8 +427,121 @@ final class Calls {
         if (cause instanceof LockException e) {
             return e;
         }
+        Status status = status(cause);
+        String description = status == null ? "" : String.valueOf(status.getDescription());
+        String user = credentials.username().map(u -> "user '" + u + "'").orElse("no user");
+        if ((status != null && status.getCode() == Status.Code.PERMISSION_DENIED) || description.contains("permission denied")) {
+            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what + " to " + user
+                    + ": permission denied (" + (credentials.present() ? "the user needs"
+                    : "set warden.lock.etcd.username and password, for a user with") + " a role with readwrite on the namespace's key prefix)",
+                    cause);
+        }
+        if (description.contains("user name is empty")) {
+            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what
+                    + ": the server requires authentication; set warden.lock.etcd.username and warden.lock.etcd.password", cause);
+        }
+        if (description.contains("authentication failed")) {
+            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what + " to " + user
+                    + ": invalid user name or password", cause);
+        }
         return new LockException(LockException.Reason.UNAVAILABLE,
-                "etcd at " + endpoints + " failed " + what + ": " + cause.getMessage(), cause);
+                "etcd at " + endpoints + " failed " + what + ": " + Redaction.redact(describe(cause)), cause);
+    }
+
+    /**
+     * A failure's message, with the transport's cause when gRPC only says "io exception" or
+     * similar: the first TLS failure in the chain, else the deepest cause that says something.
+     */
+    static String describe(Throwable cause) {
+        String message = String.valueOf(cause.getMessage());
+        Throwable detail = null;
+        Throwable t = cause.getCause();
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t.getMessage() != null) {
+                detail = t;
+                if (t instanceof javax.net.ssl.SSLException) {
+                    break;
+                }
+            }
+            t = t.getCause() == t ? null : t.getCause();
+        }
+        if (detail != null && !message.contains(detail.getMessage())) {
+            message += " (" + detail.getClass().getSimpleName() + ": " + detail.getMessage() + ")";
+        }
+        // gRPC adds the channel pipeline on a line of its own, which says nothing to a user.
+        return message.replaceAll("\\s*\\R?\\s*Channel Pipeline: \\[[^\\]]*\\]", "").replaceAll("\\s*\\R\\s*", " ");
+    }
+
+    /**
+     * Waits until the channel is connected to a member, at most {@code limit}: null when connected,
+     * else the last connection failure seen (a {@link java.util.concurrent.TimeoutException} when
+     * none was). Fails at once with {@code UNAVAILABLE} when a TLS handshake fails, which waiting
+     * does not cure.
+     */
+    Throwable awaitConnected(Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        Throwable last = null;
+        while (true) {
+            ConnectivityState state = channel.getState(true);
+            if (state == ConnectivityState.READY) {
+                return null;
+            }
+            if (state == ConnectivityState.TRANSIENT_FAILURE) {
+                Throwable failure = probe();
+                if (failure != null) {
+                    last = failure;
+                    if (tlsFailure(failure)) {
+                        throw new LockException(LockException.Reason.UNAVAILABLE, "TLS handshake with etcd at " + endpoints
+                                + " failed: " + Redaction.redact(describe(failure))
+                                + " (check warden.lock.etcd.tls.trust-store and tls.key-store, that the endpoint's host is in the server's"
+                                + " certificate, and that the server speaks TLS)", failure);
+                    }
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return last != null ? last : new java.util.concurrent.TimeoutException("no connection to etcd at " + endpoints
+                        + " within " + limit.toMillis() + " ms");
+            }
+            CountDownLatch changed = new CountDownLatch(1);
+            channel.notifyWhenStateChanged(state, changed::countDown);
+            changed.await(Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** A call that fails fast (no wait for a connection): the channel's connection failure, or null. */
+    private Throwable probe() throws InterruptedException {
+        CompletableFuture<?> r = send("a connection check", channel, CallOptions.DEFAULT.withDeadlineAfter(200, TimeUnit.MILLISECONDS)
+                .withExecutor(DIRECT), KVGrpc.getRangeMethod(), RangeRequest.getDefaultInstance(), null);
+        try {
+            r.get(1, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e);
+            // The transport's failure itself, not the "failed a connection check" wrapper.
+            Throwable raw = cause instanceof LockException && cause.getCause() != null ? cause.getCause() : cause;
+            Status status = status(raw);
+            return status != null && status.getCode() == Status.Code.UNAVAILABLE ? raw : null;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return null;
+        }
+    }
+
+    /** Whether a connection failed in TLS: an untrusted certificate, a host name mismatch, a server not speaking TLS. */
+    static boolean tlsFailure(Throwable error) {
+        Throwable t = error;
+        for (int depth = 0; t != null && depth < 10; depth++) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return true;
+            }
+            t = t.getCause() == t ? null : t.getCause();
+        }
+        return false;
+    }
+
+    /** Whether TLS is on. */
+    boolean tls() {
+        return tls;
     }
 
     static Throwable unwrap(Throwable error) {

@@ -60,6 +60,10 @@ public final class EtcdDriver implements LockDriver {
 
     private EtcdDriver(LockConfig config) {
         this.config = config;
+        // First, so that a store that cannot be read fails before any thread starts.
+        Credentials credentials = Credentials.of(config.options(), System::getenv);
+        java.util.Optional<io.netty.handler.ssl.SslContext> tls = Endpoints.tls(config.endpoints())
+                ? java.util.Optional.of(Tls.of(config.options(), System::getenv).sslContext()) : java.util.Optional.empty();
         int n = DRIVERS.incrementAndGet();
         timers = new ScheduledThreadPoolExecutor(1, daemon("warden-etcd-timer-" + n));
         timers.setRemoveOnCancelPolicy(true);
@@ -73,14 +77,23 @@ public final class EtcdDriver implements LockDriver {
         List<InetSocketAddress> members = uris.stream()
                 .map(u -> InetSocketAddress.createUnresolved(u.getHost(), u.getPort())).distinct().toList();
         calls = new Calls(timers, completions, config.requestTimeout(), shown, members, config.connectTimeout(),
-                daemon("warden-etcd-io-" + n));
+                daemon("warden-etcd-io-" + n), credentials, tls);
     }
 
     /** Connects and takes the first lease, so a wrong endpoint or TTL fails here rather than at the first lock. */
     public static EtcdDriver open(LockConfig config) {
         EtcdDriver driver = new EtcdDriver(config);
+        Throwable connectFailure = null;
         try {
-            // The first call also connects: it may take the connect timeout on top of the request timeout.
+            // Connected (or failed) within the connect timeout; a TLS handshake refused fails at once.
+            connectFailure = driver.calls.awaitConnected(config.connectTimeout());
+            if (connectFailure != null) {
+                driver.close();
+                throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at "
+                        + Redaction.redact(String.valueOf(config.endpoints())) + " within " + config.connectTimeout().toMillis()
+                        + " ms" + lastConnectionFailure(connectFailure, driver.calls.tls()), connectFailure);
+            }
+            // Authenticating (with a user) and the first lease grant: generous, as the first call was before.
             Duration first = config.connectTimeout().plus(config.requestTimeout());
             CompletableFuture<Session> opened;
             synchronized (driver) {
@@ -93,20 +106,34 @@ public final class EtcdDriver implements LockDriver {
         } catch (ExecutionException e) {
             driver.close();
             Throwable cause = Calls.unwrap(e);
-            if (cause instanceof LockException le && le.reason() == LockException.Reason.CONFIGURATION) {
+            if (cause instanceof LockException le && (le.reason() == LockException.Reason.CONFIGURATION
+                    || le.reason() == LockException.Reason.ACCESS_DENIED)) {
                 throw le;
             }
             throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + Redaction.redact(String.valueOf(config.endpoints()))
-                    + " within " + config.connectTimeout().toMillis() + " ms: " + cause.getMessage(), cause);
+                    + " within " + config.connectTimeout().toMillis() + " ms: " + Redaction.redact(cause.getMessage())
+                    + lastConnectionFailure(connectFailure, driver.calls.tls()), cause);
         } catch (TimeoutException e) {
             driver.close();
             throw new LockException(LockException.Reason.UNAVAILABLE, "cannot reach etcd at " + Redaction.redact(String.valueOf(config.endpoints()))
-                    + " within " + config.connectTimeout().toMillis() + " ms", e);
+                    + " within " + config.connectTimeout().toMillis() + " ms" + lastConnectionFailure(connectFailure, driver.calls.tls()), e);
+        } catch (LockException e) {
+            driver.close();
+            throw e;
         } catch (InterruptedException e) {
             driver.close();
             Thread.currentThread().interrupt();
             throw new LockException(LockException.Reason.INTERRUPTED, "interrupted while connecting to etcd", e);
         }
+    }
+
+    /** What the last failed connection said, and a hint when a plain-text client meets a TLS server. */
+    private static String lastConnectionFailure(Throwable failure, boolean tls) {
+        if (failure == null) {
+            return "";
+        }
+        return "; last connection failure: " + Redaction.redact(Calls.describe(failure))
+                + (tls ? "" : " (if the server expects TLS, use etcds:// endpoints and warden.lock.etcd.tls.trust-store)");
     }
 
     Calls calls() {
