@@ -1,7 +1,7 @@
 package dev.warden.lock.etcd;
 
 import dev.warden.lock.etcd.internal.Keys;
-import dev.warden.lock.tck.LockContractTest;
+import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.TlsMaterial;
 import org.junit.jupiter.api.AfterAll;
@@ -10,6 +10,8 @@ import org.junit.jupiter.api.DisplayName;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,12 +19,13 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The core contract over TLS with a client certificate ({@code --client-cert-auth}) and as a user
+ * The core and fault contracts (mutual exclusion, fencing, loss, clean-up of dead holders, outages)
+ * over TLS with a client certificate ({@code --client-cert-auth}) and as a user
  * whose only role may read and write the kit's namespaces ({@code tck-...}/) and nothing else,
  * all at once, against one etcd launched for this class.
  */
 @DisplayName("etcd backend over mutual TLS, as a user limited to the namespace prefix")
-class EtcdSecureLockContractTest extends LockContractTest {
+class EtcdSecureLockContractTest extends LockFaultContractTest {
 
     static final String USER = "warden-tck";
     static final String PASSWORD = "tck-user-pw";
@@ -83,5 +86,41 @@ class EtcdSecureLockContractTest extends LockContractTest {
     @Override
     protected boolean hasServerState(String namespace, String name) {
         return server.count(Keys.queuePrefix(namespace, name)) > 0;
+    }
+
+    @Override
+    protected InetSocketAddress serverAddress() {
+        return new InetSocketAddress(server.host(), server.port());
+    }
+
+    @Override
+    protected String endpointsThrough(int proxyPort) {
+        return "etcds://127.0.0.1:" + proxyPort;
+    }
+
+    @Override
+    protected String unreachableEndpoints() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return "etcds://127.0.0.1:" + s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    protected void removeBehindHoldersBack(String namespace, String name) {
+        server.deletePrefix(Keys.queuePrefix(namespace, name));
+    }
+
+    @Override
+    protected void pauseServer() {
+        server.pause();
+    }
+
+    @Override
+    protected void resumeServer() {
+        if (server.isPaused()) {
+            server.resume();
+        }
     }
 }
