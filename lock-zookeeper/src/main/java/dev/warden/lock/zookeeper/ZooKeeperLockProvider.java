@@ -4,6 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
+import dev.warden.lock.zookeeper.internal.Security;
 import dev.warden.lock.zookeeper.internal.ZooKeeperDriver;
 
 import java.util.List;
@@ -36,7 +37,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public Set<String> optionNames() {
-        return Set.of(ZooKeeperDriver.LOST_ON);
+        Set<String> names = new java.util.HashSet<>(Security.OPTIONS);
+        names.add(ZooKeeperDriver.LOST_ON);
+        return Set.copyOf(names);
     }
 
     @Override
