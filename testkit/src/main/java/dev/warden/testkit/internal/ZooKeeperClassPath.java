@@ -48,7 +48,7 @@ final class ZooKeeperClassPath {
     static String get() {
         String cp = cached;
         if (cp == null) {
-            cp = compute(REQUIRED);
+            cp = compute(REQUIRED, "testkit declares them at runtime scope; if you excluded them, add them back (test scope)");
             cached = cp;
         }
         return cp;
@@ -60,13 +60,14 @@ final class ZooKeeperClassPath {
         if (cp == null) {
             Map<String, String> required = new LinkedHashMap<>(REQUIRED);
             required.putAll(NETTY);
-            cp = compute(required);
+            cp = compute(required, "a server with a secure client port runs on Netty; add what is missing (test scope)"
+                    + " to the module that starts it");
             cachedNetty = cp;
         }
         return cp;
     }
 
-    private static String compute(Map<String, String> requiredClasses) {
+    private static String compute(Map<String, String> requiredClasses, String hint) {
         Set<String> entries = new LinkedHashSet<>();
         String own = System.getProperty("java.class.path", "");
         for (String entry : own.split(File.pathSeparator)) {
@@ -88,8 +89,7 @@ final class ZooKeeperClassPath {
         }
         if (!missing.isEmpty()) {
             throw new IllegalStateException("cannot launch a ZooKeeper server: missing from the class path: "
-                    + String.join(", ", missing) + ". testkit declares them at runtime scope; if you excluded them, add"
-                    + " them back (test scope)");
+                    + String.join(", ", missing) + ". " + hint);
         }
         return String.join(File.pathSeparator, entries);
     }
