@@ -230,7 +230,7 @@ final class Calls {
         String message = "ZooKeeper at " + servers + " failed " + what + ": " + cause.getMessage();
         if (cause instanceof KeeperException ke && accessDenied(ke.code())) {
             return new LockException(LockException.Reason.ACCESS_DENIED, message + " (the node's ACL does not admit this"
-                    + " client's identity: another warden.lock.zookeeper.username owns the namespace, or the password is wrong)", cause);
+                    + " client's identity: another user created it, or warden.lock.zookeeper.password is wrong)", cause);
         }
         if (cause instanceof KeeperException ke && !transientCode(ke.code())) {
             return new LockException(LockException.Reason.PROTOCOL, message, cause);
