@@ -29,7 +29,7 @@ public abstract class EndpointSecretsContractTest {
     /** The secret every case hides. */
     protected static final String SECRET = "S3cretPw-endpoint";
 
-    /** The backend's name, which is also its endpoint scheme ({@code etcd}, {@code zookeeper}). */
+    /** The backend's name, which is also its endpoint scheme ({@code etcd}). */
     protected abstract String backend();
 
     private Map<String, Object> settings(String endpoints, String... more) {
