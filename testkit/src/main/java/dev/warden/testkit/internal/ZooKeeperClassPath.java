@@ -34,7 +34,8 @@ final class ZooKeeperClassPath {
 
     /**
      * What a server with a secure client port needs besides: its Netty connection factory links
-     * Netty's epoll classes even where it runs on NIO, and the parent keeps ZooKeeper's Netty 4.1 out.
+     * Netty's epoll classes even where it runs on NIO, and the parent keeps ZooKeeper's Netty 4.1 out,
+     * so testkit declares Netty 4.2's (classes only, no native library).
      */
     private static final Map<String, String> NETTY = Map.of(
             "io.netty.channel.epoll.Epoll", "io.netty:netty-transport-classes-epoll (at the netty-bom version)");
@@ -60,8 +61,8 @@ final class ZooKeeperClassPath {
         if (cp == null) {
             Map<String, String> required = new LinkedHashMap<>(REQUIRED);
             required.putAll(NETTY);
-            cp = compute(required, "a server with a secure client port runs on Netty; add what is missing (test scope)"
-                    + " to the module that starts it");
+            cp = compute(required, "a server with a secure client port runs on Netty; testkit declares these at runtime"
+                    + " scope; if you excluded them, add them back (test scope)");
             cachedNetty = cp;
         }
         return cp;
