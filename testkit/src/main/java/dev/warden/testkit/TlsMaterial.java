@@ -24,16 +24,30 @@ public final class TlsMaterial {
     public static final String STORE_PASSWORD = "testkit-store";
 
     private final Path dir;
+    private final boolean serverExpired;
 
-    private TlsMaterial(Path dir) {
+    private TlsMaterial(Path dir, boolean serverExpired) {
         this.dir = dir;
+        this.serverExpired = serverExpired;
     }
 
     /** Generates a new CA and its certificates in {@code dir} (created if needed); takes a few seconds. */
     public static TlsMaterial generate(Path dir) {
+        return generate(dir, false);
+    }
+
+    /**
+     * Like {@link #generate}, but the server certificate's validity ended yesterday (it started three
+     * days ago and lasted one): a client trusting the CA must still refuse the server.
+     */
+    public static TlsMaterial generateWithExpiredServer(Path dir) {
+        return generate(dir, true);
+    }
+
+    private static TlsMaterial generate(Path dir, boolean serverExpired) {
         try {
             Files.createDirectories(dir);
-            TlsMaterial m = new TlsMaterial(dir);
+            TlsMaterial m = new TlsMaterial(dir, serverExpired);
             m.keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=warden-testkit-ca",
                     "-ext", "bc:c", "-validity", "2", "-keystore", "ca.p12");
             m.keytool("-exportcert", "-alias", "ca", "-rfc", "-keystore", "ca.p12", "-file", "ca.pem");
@@ -83,8 +97,12 @@ public final class TlsMaterial {
         keytool("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname, "-validity", "2",
                 "-keystore", store);
         keytool("-certreq", "-alias", alias, "-keystore", store, "-file", alias + ".csr");
+        boolean expired = serverExpired && alias.equals("server");
         List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", alias + ".csr",
-                "-outfile", alias + ".crt", "-rfc", "-validity", "2"));
+                "-outfile", alias + ".crt", "-rfc", "-validity", expired ? "1" : "2"));
+        if (expired) {
+            gencert.addAll(List.of("-startdate", "-3d"));
+        }
         if (san != null) {
             gencert.addAll(List.of("-ext", san));
         }
