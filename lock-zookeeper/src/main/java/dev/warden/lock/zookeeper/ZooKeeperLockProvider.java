@@ -53,8 +53,11 @@ import java.util.Set;
  *       {@code tls.key-store} with {@code tls.key-store-password[-file|-env]}: TLS to the servers'
  *       {@code secureClientPort}, set on this client's own {@code ZKClientConfig} (several clients share a
  *       JVM; no system property is touched), on ZooKeeper's Netty client, with host name verification.
- *       That client links Netty's epoll classes: add {@code io.netty:netty-transport-classes-epoll} at
- *       the netty-bom version, or {@link #validate} refuses the TLS settings.</li>
+ *       That client links Netty's epoll classes, which this module brings
+ *       ({@code io.netty:netty-transport-classes-epoll}, classes only); a build that excludes them has its
+ *       TLS settings refused by {@link #validate}. A handshake the servers or this client refuse (an
+ *       unknown CA, an expired certificate, no client certificate, a plaintext port) is
+ *       {@code UNAVAILABLE} after the connect timeout, naming the endpoint.</li>
  * </ul>
  * SASL (Kerberos) is not covered: it needs a JAAS configuration, which ZooKeeper reads per JVM, not
  * per client; its client is off ({@code zookeeper.sasl.client=false}).

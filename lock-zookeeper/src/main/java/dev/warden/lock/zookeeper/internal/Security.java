@@ -157,8 +157,9 @@ public final class Security {
     }
 
     /**
-     * ZooKeeper's TLS client runs on Netty and, even on NIO, links Netty's epoll classes; Warden keeps
-     * ZooKeeper's own Netty 4.1 off the class path (it breaks Lettuce and gRPC), so a TLS user adds them.
+     * ZooKeeper's TLS client runs on Netty and, even on NIO, links Netty's epoll classes. lock-zookeeper
+     * declares both artifacts (at Warden's Netty, not ZooKeeper's 4.1, which breaks Lettuce and gRPC); a
+     * build that excluded them would otherwise fail later, in a ZooKeeper thread, as a connect timeout.
      */
     static Optional<String> missingNetty() {
         List<String> missing = new ArrayList<>();
@@ -170,8 +171,9 @@ public final class Security {
             }
         }
         return missing.isEmpty() ? Optional.empty() : Optional.of(PREFIX + "tls.* needs ZooKeeper's Netty client, which links "
-                + String.join(" and ", missing) + ", missing from the class path: add io.netty:netty-handler and"
-                + " io.netty:netty-transport-classes-epoll at the netty-bom version");
+                + String.join(" and ", missing) + ", missing from the class path: lock-zookeeper declares io.netty:netty-handler"
+                + " and io.netty:netty-transport-classes-epoll; if your build excludes them, add them back at the netty-bom"
+                + " version Warden uses");
     }
 
     boolean tls() {

@@ -154,10 +154,13 @@ public final class ZooKeeperDriver implements LockDriver {
             try {
                 driver.session.firstConnected().get(connectMillis, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
+                // ZooKeeper's client only logs why a handshake failed and tries again: the hint lists the causes.
                 throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
                         + " within " + connectMillis + " ms" + (security.tls()
-                        ? " over TLS (is it the servers' secureClientPort, and do warden.lock.zookeeper.tls.trust-store's CAs"
-                        + " sign their certificates for that host?)" : ""), e);
+                        ? " over TLS (is it the servers' secureClientPort; do warden.lock.zookeeper.tls.trust-store's CAs"
+                        + " sign their certificates for that host, valid now; do the servers require a client certificate,"
+                        + " warden.lock.zookeeper.tls.key-store, signed by a CA they trust?)"
+                        : " (if that is a secureClientPort, it takes TLS clients only: warden.lock.zookeeper.tls.trust-store)"), e);
             }
             int negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
             if (negotiated < ttlMillis) {
