@@ -264,9 +264,10 @@ public final class ZooKeeperServer implements AutoCloseable {
          * A secure client port besides the plain one (which testkit's health checks and inspection keep
          * using): TLS with {@code tls}'s server certificate (127.0.0.1, localhost), trusting its CA for
          * client certificates, which are required ({@code ssl.clientAuth=need}) or only checked when
-         * sent ({@code want}). The server then runs on Netty ({@code NettyServerCnxnFactory}) and needs
-         * Netty's epoll classes on its class path (io.netty:netty-transport-classes-epoll); a missing
-         * class fails the start, naming the artifact.
+         * sent ({@code want}). The server then runs on Netty ({@code NettyServerCnxnFactory}), which links
+         * Netty's epoll classes (io.netty:netty-transport-classes-epoll, which testkit declares); a missing
+         * class fails the start, naming the artifact. It runs on this JVM's Netty (Warden's 4.2), not the
+         * 4.1 ZooKeeper ships with.
          */
         public Builder secureClientPort(TlsMaterial tls, boolean needClientCertificate) {
             this.tls = Objects.requireNonNull(tls, "tls");
