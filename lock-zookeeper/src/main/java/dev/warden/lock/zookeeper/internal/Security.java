@@ -215,8 +215,15 @@ public final class Security {
 
     /** Sets the digest identity and the node ACLs on Curator's builder, and TLS on the client's own config. */
     void applyTo(CuratorFrameworkFactory.Builder builder, ZKClientConfig config) {
-        username.ifPresent(u -> builder.authorization("digest",
-                (u + ":" + password.orElseThrow()).getBytes(StandardCharsets.UTF_8)));
+        username.ifPresent(u -> {
+            byte[] auth = (u + ":" + password.orElseThrow()).getBytes(StandardCharsets.UTF_8);
+            if (tls()) {
+                // ZooKeeper's Netty client would send it with the ConnectRequest: see AuthAfterConnect.
+                builder.zookeeperFactory(new AuthAfterConnect("digest", auth, config));
+            } else {
+                builder.authorization("digest", auth);
+            }
+        });
         List<ACL> nodes = acl.acl;
         builder.aclProvider(new ACLProvider() {
             @Override
