@@ -1,8 +1,5 @@
 package dev.warden.lock.zookeeper;
 
-import dev.warden.lock.LockClient;
-import dev.warden.lock.LockException;
-import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.tck.LockFaultContractTest;
 import dev.warden.testkit.TlsMaterial;
@@ -16,7 +13,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
@@ -98,41 +94,6 @@ class ZooKeeperSecureLockContractTest extends LockFaultContractTest {
     @Override
     protected Duration slack() {
         return Duration.ofSeconds(4);
-    }
-
-    /**
-     * Opens a kit client, and opens it again (up to {@value #OPEN_ATTEMPTS} times) when it could not
-     * connect to a port that listens. A known defect, not what the contract tests: ZooKeeper 3.9's Netty
-     * client sends the digest {@code AuthPacket} together with the {@code ConnectRequest}, and here the
-     * server often answers the auth packet first; the client reads that 16-byte reply as the connect
-     * response ({@code EOFException} in {@code readConnectResult}) and tries again about 2 s later, so an
-     * open over TLS with a user sometimes outlasts its connect timeout (see the README). Clients whose
-     * endpoint has nothing listening fail at once, as the kit expects.
-     */
-    @Override
-    protected LockClient client(Map<String, Object> base, LockObserver observer, Object... overrides) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return super.client(base, observer, overrides);
-            } catch (LockException e) {
-                if (e.reason() != LockException.Reason.UNAVAILABLE || attempt == OPEN_ATTEMPTS
-                        || !listening(base.get("warden.lock.endpoints"))) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    static final int OPEN_ATTEMPTS = 3;
-
-    private static boolean listening(Object endpoints) {
-        String e = String.valueOf(endpoints);
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(e.substring(e.lastIndexOf(':') + 1))), 500);
-            return true;
-        } catch (IOException | RuntimeException x) {
-            return false;
-        }
     }
 
     @Override
