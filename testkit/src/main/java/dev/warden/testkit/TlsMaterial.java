@@ -83,6 +83,11 @@ public final class TlsMaterial {
         return dir.resolve("server.key");
     }
 
+    /** A PKCS12 key store with the server's key and certificate chain (for Java servers: ZooKeeper). */
+    public Path serverKeyStore() {
+        return dir.resolve("server.p12");
+    }
+
     /** A PKCS12 key store with the client's key and certificate chain, for mutual TLS. */
     public Path clientKeyStore() {
         return dir.resolve("client.p12");

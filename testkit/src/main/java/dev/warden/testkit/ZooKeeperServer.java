@@ -32,12 +32,36 @@ public final class ZooKeeperServer implements AutoCloseable {
     private static final Duration FOUR_LETTER_TIMEOUT = Duration.ofSeconds(3);
     private static final int LAUNCH_ATTEMPTS = 3;
 
+    /** The super user's name in {@link Builder#superUser(String)}. */
+    public static final String SUPER_USER = "super";
+
     private final ZooKeeperProcess process;
     private final Duration tickTime;
+    private final int securePort;
 
     ZooKeeperServer(ZooKeeperProcess process, Duration tickTime) {
+        this(process, tickTime, 0);
+    }
+
+    ZooKeeperServer(ZooKeeperProcess process, Duration tickTime, int securePort) {
         this.process = process;
         this.tickTime = tickTime;
+        this.securePort = securePort;
+    }
+
+    /**
+     * ZooKeeper's digest of a user and password, {@code user:base64(sha1(user:password))}, as
+     * {@code DigestAuthenticationProvider.generateDigest} computes it and as ACLs and
+     * {@code zookeeper.DigestAuthenticationProvider.superDigest} name a digest user.
+     */
+    public static String digest(String user, String password) {
+        try {
+            byte[] sha1 = java.security.MessageDigest.getInstance("SHA1")
+                    .digest((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return user + ":" + java.util.Base64.getEncoder().encodeToString(sha1);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA1 in this JVM", e);
+        }
     }
 
     /** Starts a standalone server with default options and waits until it serves. */
@@ -66,6 +90,23 @@ public final class ZooKeeperServer implements AutoCloseable {
     /** {@code zookeeper://127.0.0.1:port}, as Warden's {@code warden.lock.endpoints} takes it. */
     public String endpoint() {
         return "zookeeper://" + connectString();
+    }
+
+    /**
+     * The secure (TLS) client port of a server built with {@link Builder#secureClientPort}.
+     *
+     * @throws IllegalStateException when the server has none
+     */
+    public int securePort() {
+        if (securePort == 0) {
+            throw new IllegalStateException(this + " has no secure client port (Builder.secureClientPort)");
+        }
+        return securePort;
+    }
+
+    /** {@code zookeeper://127.0.0.1:securePort}, for a client configured with Warden's TLS settings. */
+    public String secureEndpoint() {
+        return "zookeeper://" + host() + ":" + securePort();
     }
 
     /** The server's tick time: sessions may last from two ticks. */
@@ -174,6 +215,21 @@ public final class ZooKeeperServer implements AutoCloseable {
                 "autopurge.purgeInterval=0"));
     }
 
+    /** The {@code zoo.cfg} lines of a secure client port: Netty, the server's key store, the CA for clients. */
+    static List<String> secureConfig(TlsMaterial tls, int securePort, boolean needClientCertificate) {
+        return List.of(
+                "secureClientPort=" + securePort,
+                "secureClientPortAddress=127.0.0.1",
+                "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+                "ssl.keyStore.location=" + tls.serverKeyStore(),
+                "ssl.keyStore.password=" + TlsMaterial.STORE_PASSWORD,
+                "ssl.keyStore.type=PKCS12",
+                "ssl.trustStore.location=" + tls.trustStore(),
+                "ssl.trustStore.password=" + TlsMaterial.STORE_PASSWORD,
+                "ssl.trustStore.type=PKCS12",
+                "ssl.clientAuth=" + (needClientCertificate ? "need" : "want"));
+    }
+
     static Duration checkTick(Duration tickTime) {
         Objects.requireNonNull(tickTime, "tickTime");
         if (tickTime.toMillis() < 10 || tickTime.toMillis() > 2_000) {
@@ -187,8 +243,36 @@ public final class ZooKeeperServer implements AutoCloseable {
 
         private Duration tickTime = DEFAULT_TICK;
         private Duration containerCheckInterval;
+        private String superPassword;
+        private TlsMaterial tls;
+        private boolean needClientCertificate;
 
         private Builder() {
+        }
+
+        /**
+         * A digest super user {@value #SUPER_USER} with this password
+         * ({@code zookeeper.DigestAuthenticationProvider.superDigest}), whom no ACL refuses: for tests
+         * that inspect or edit nodes other users created with creator-only ACLs.
+         */
+        public Builder superUser(String password) {
+            this.superPassword = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * A secure client port besides the plain one (which testkit's health checks and inspection keep
+         * using): TLS with {@code tls}'s server certificate (127.0.0.1, localhost), trusting its CA for
+         * client certificates, which are required ({@code ssl.clientAuth=need}) or only checked when
+         * sent ({@code want}). The server then runs on Netty ({@code NettyServerCnxnFactory}), which links
+         * Netty's epoll classes (io.netty:netty-transport-classes-epoll, which testkit declares); a missing
+         * class fails the start, naming the artifact. It runs on this JVM's Netty (Warden's 4.2), not the
+         * 4.1 ZooKeeper ships with.
+         */
+        public Builder secureClientPort(TlsMaterial tls, boolean needClientCertificate) {
+            this.tls = Objects.requireNonNull(tls, "tls");
+            this.needClientCertificate = needClientCertificate;
+            return this;
         }
 
         /**
@@ -215,14 +299,25 @@ public final class ZooKeeperServer implements AutoCloseable {
         public ZooKeeperServer start() {
             for (int attempt = 1; ; attempt++) {
                 int port = FreePorts.find();
-                List<String> properties = containerCheckInterval == null ? List.of()
-                        : List.of("znode.container.checkIntervalMs=" + containerCheckInterval.toMillis());
+                List<String> properties = new ArrayList<>();
+                if (containerCheckInterval != null) {
+                    properties.add("znode.container.checkIntervalMs=" + containerCheckInterval.toMillis());
+                }
+                if (superPassword != null) {
+                    properties.add("zookeeper.DigestAuthenticationProvider.superDigest=" + digest(SUPER_USER, superPassword));
+                }
+                List<String> config = commonConfig(tickTime, port);
+                int securePort = 0;
+                if (tls != null) {
+                    securePort = FreePorts.find();
+                    config.addAll(secureConfig(tls, securePort, needClientCertificate));
+                }
                 ZooKeeperProcess process = new ZooKeeperProcess(ZooKeeperProcess.createTempDir(), 0, port,
-                        commonConfig(tickTime, port), properties);
+                        config, properties, tls != null);
                 try {
                     process.launch();
                     process.awaitServing(START_TIMEOUT);
-                    return new ZooKeeperServer(process, tickTime);
+                    return new ZooKeeperServer(process, tickTime, securePort);
                 } catch (RuntimeException e) {
                     boolean portTaken = process.portWasTaken();
                     process.stop();

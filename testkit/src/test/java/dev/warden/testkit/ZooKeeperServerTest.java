@@ -91,6 +91,37 @@ class ZooKeeperServerTest {
         }
     }
 
+    @Test
+    @DisplayName("a digest user's creator-only node refuses another user and yields to the super user")
+    void superUser() throws Exception {
+        assertThat(ZooKeeperServer.digest("alice", "pw"))
+                .isEqualTo(org.apache.zookeeper.server.auth.DigestAuthenticationProvider.generateDigest("alice:pw"));
+        try (ZooKeeperServer zk = ZooKeeperServer.builder().superUser("super-pw").start()) {
+            ZooKeeper alice = connect(zk.connectString(), 2_000);
+            ZooKeeper bob = connect(zk.connectString(), 2_000);
+            ZooKeeper root = connect(zk.connectString(), 2_000);
+            try {
+                alice.addAuthInfo("digest", "alice:pw".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                bob.addAuthInfo("digest", "bob:pw".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                root.addAuthInfo("digest", (ZooKeeperServer.SUPER_USER + ":super-pw").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                alice.create("/alice", new byte[0], ZooDefs.Ids.CREATOR_ALL_ACL, CreateMode.PERSISTENT);
+                alice.create("/alice/held", new byte[0], ZooDefs.Ids.CREATOR_ALL_ACL, CreateMode.PERSISTENT);
+                assertThatThrownBy(() -> bob.setData("/alice/held", new byte[] {1}, -1))
+                        .isInstanceOf(org.apache.zookeeper.KeeperException.NoAuthException.class);
+                // A delete is judged by the parent's ACL.
+                assertThatThrownBy(() -> bob.delete("/alice/held", -1))
+                        .isInstanceOf(org.apache.zookeeper.KeeperException.NoAuthException.class);
+                root.delete("/alice/held", -1);
+                root.delete("/alice", -1);
+                assertThat(root.exists("/alice", false)).isNull();
+            } finally {
+                alice.close();
+                bob.close();
+                root.close();
+            }
+        }
+    }
+
     private static ZooKeeper connect(String connectString, int sessionTimeoutMillis) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {

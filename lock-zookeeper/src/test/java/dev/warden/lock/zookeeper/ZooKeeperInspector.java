@@ -21,7 +21,17 @@ final class ZooKeeperInspector implements AutoCloseable {
     private final CuratorFramework client;
 
     ZooKeeperInspector(String connectString) {
-        client = CuratorFrameworkFactory.builder()
+        this(connectString, null);
+    }
+
+    /** @param superPassword the password of testkit's digest super user, who reads and edits any node; null for none */
+    ZooKeeperInspector(String connectString, String superPassword) {
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder();
+        if (superPassword != null) {
+            builder.authorization("digest", (dev.warden.testkit.ZooKeeperServer.SUPER_USER + ":" + superPassword)
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        client = builder
                 .connectString(connectString)
                 .sessionTimeoutMs(60_000)
                 .connectionTimeoutMs(10_000)
@@ -117,6 +127,11 @@ final class ZooKeeperInspector implements AutoCloseable {
                 throw new IllegalStateException("cannot delete " + path + "/" + child, e);
             }
         }
+    }
+
+    /** The inspector's Curator client, for tests that look at ACLs. */
+    CuratorFramework curator() {
+        return client;
     }
 
     private void sync(String path) throws Exception {

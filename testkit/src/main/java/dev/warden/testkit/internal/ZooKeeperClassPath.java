@@ -32,7 +32,16 @@ final class ZooKeeperClassPath {
         REQUIRED.put("io.netty.handler.ssl.SslContext", "io.netty:netty-handler");
     }
 
+    /**
+     * What a server with a secure client port needs besides: its Netty connection factory links
+     * Netty's epoll classes even where it runs on NIO, and the parent keeps ZooKeeper's Netty 4.1 out,
+     * so testkit declares Netty 4.2's (classes only, no native library).
+     */
+    private static final Map<String, String> NETTY = Map.of(
+            "io.netty.channel.epoll.Epoll", "io.netty:netty-transport-classes-epoll (at the netty-bom version)");
+
     private static volatile String cached;
+    private static volatile String cachedNetty;
 
     private ZooKeeperClassPath() {
     }
@@ -40,13 +49,26 @@ final class ZooKeeperClassPath {
     static String get() {
         String cp = cached;
         if (cp == null) {
-            cp = compute();
+            cp = compute(REQUIRED, "testkit declares them at runtime scope; if you excluded them, add them back (test scope)");
             cached = cp;
         }
         return cp;
     }
 
-    private static String compute() {
+    /** The class path of a server on Netty ({@code serverCnxnFactory=NettyServerCnxnFactory}, for a secure port). */
+    static String withNetty() {
+        String cp = cachedNetty;
+        if (cp == null) {
+            Map<String, String> required = new LinkedHashMap<>(REQUIRED);
+            required.putAll(NETTY);
+            cp = compute(required, "a server with a secure client port runs on Netty; testkit declares these at runtime"
+                    + " scope; if you excluded them, add them back (test scope)");
+            cachedNetty = cp;
+        }
+        return cp;
+    }
+
+    private static String compute(Map<String, String> requiredClasses, String hint) {
         Set<String> entries = new LinkedHashSet<>();
         String own = System.getProperty("java.class.path", "");
         for (String entry : own.split(File.pathSeparator)) {
@@ -56,7 +78,7 @@ final class ZooKeeperClassPath {
         }
         List<String> missing = new ArrayList<>();
         ClassLoader loader = ZooKeeperClassPath.class.getClassLoader();
-        for (Map.Entry<String, String> required : REQUIRED.entrySet()) {
+        for (Map.Entry<String, String> required : requiredClasses.entrySet()) {
             Class<?> type;
             try {
                 type = Class.forName(required.getKey(), false, loader);
@@ -68,8 +90,7 @@ final class ZooKeeperClassPath {
         }
         if (!missing.isEmpty()) {
             throw new IllegalStateException("cannot launch a ZooKeeper server: missing from the class path: "
-                    + String.join(", ", missing) + ". testkit declares them at runtime scope; if you excluded them, add"
-                    + " them back (test scope)");
+                    + String.join(", ", missing) + ". " + hint);
         }
         return String.join(File.pathSeparator, entries);
     }

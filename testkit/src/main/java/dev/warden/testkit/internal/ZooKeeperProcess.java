@@ -36,6 +36,12 @@ public final class ZooKeeperProcess {
      * @param systemProperties {@code -D} options of the server's JVM, as {@code name=value}
      */
     public ZooKeeperProcess(Path dir, int myId, int clientPort, List<String> config, List<String> systemProperties) {
+        this(dir, myId, clientPort, config, systemProperties, false);
+    }
+
+    /** @param netty whether the server runs on Netty (a secure client port), which needs more on its class path */
+    public ZooKeeperProcess(Path dir, int myId, int clientPort, List<String> config, List<String> systemProperties,
+                            boolean netty) {
         this.dir = dir;
         this.clientPort = clientPort;
         this.label = "ZooKeeper " + (myId == 0 ? "" : "server " + myId + " ") + "on port " + clientPort;
@@ -69,7 +75,7 @@ public final class ZooKeeperProcess {
                 "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-Dorg.slf4j.simpleLogger.logFile=System.out"));
         systemProperties.forEach(p -> command.add("-D" + p));
-        command.addAll(List.of("-cp", ZooKeeperClassPath.get(),
+        command.addAll(List.of("-cp", netty ? ZooKeeperClassPath.withNetty() : ZooKeeperClassPath.get(),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString()));
         this.command = List.copyOf(command);
     }

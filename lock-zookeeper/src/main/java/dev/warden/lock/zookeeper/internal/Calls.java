@@ -228,10 +228,20 @@ final class Calls {
             return LockException.interrupted("interrupted during " + what, e);
         }
         String message = "ZooKeeper at " + servers + " failed " + what + ": " + cause.getMessage();
+        if (cause instanceof KeeperException ke && accessDenied(ke.code())) {
+            return new LockException(LockException.Reason.ACCESS_DENIED, message + " (the node's ACL does not admit this"
+                    + " client's identity: another user created it, or warden.lock.zookeeper.password is wrong)", cause);
+        }
         if (cause instanceof KeeperException ke && !transientCode(ke.code())) {
             return new LockException(LockException.Reason.PROTOCOL, message, cause);
         }
         return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
+    }
+
+    /** The server refused the client's identity: a wrong digest password, another user's node, a refused ACL. */
+    static boolean accessDenied(KeeperException.Code code) {
+        return code == KeeperException.Code.NOAUTH || code == KeeperException.Code.INVALIDACL
+                || code == KeeperException.Code.AUTHFAILED;
     }
 
     private static boolean transientCode(KeeperException.Code code) {

@@ -57,7 +57,8 @@ public final class Endpoints {
             throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' does not name one host: use zookeeper://host:port");
         }
         if (uri.getRawUserInfo() != null) {
-            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has credentials, which are not supported");
+            throw new IllegalArgumentException("endpoint '" + Redaction.redact(endpoint) + "' has credentials, which are not supported:"
+                    + " use warden.lock.zookeeper.username and password (or password-file, password-env)");
         }
         String path = uri.getRawPath();
         if (path != null && !path.isEmpty() && !path.equals("/")) {

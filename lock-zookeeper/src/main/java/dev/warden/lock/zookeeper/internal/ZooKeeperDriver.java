@@ -63,6 +63,7 @@ public final class ZooKeeperDriver implements LockDriver {
     private final ZooKeeperSession session;
     private final String servers;
     private final String namespace;
+    private final Security security;
     private final long ttlNanos;
     private final Map<String, ZooKeeperGrant> grants = new ConcurrentHashMap<>();
     private final Set<ZooKeeperAttempt> attempts = ConcurrentHashMap.newKeySet();
@@ -70,8 +71,9 @@ public final class ZooKeeperDriver implements LockDriver {
     private volatile Consumer<Throwable> sessionLost = cause -> { };
 
     private ZooKeeperDriver(CuratorFramework curator, ScheduledThreadPoolExecutor executor, String servers,
-                            LockConfig config, ZooKeeperSession.LostOn lostOn) {
+                            LockConfig config, ZooKeeperSession.LostOn lostOn, Security security) {
         this.curator = curator;
+        this.security = security;
         this.executor = executor;
         this.servers = servers;
         this.namespace = config.namespace();
@@ -91,6 +93,7 @@ public final class ZooKeeperDriver implements LockDriver {
     public static List<String> problems(LockConfig config) {
         List<String> problems = new java.util.ArrayList<>(Endpoints.problems(config.endpoints()));
         problems.addAll(Paths.namespaceProblems(config.namespace()));
+        problems.addAll(Security.problems(config.options(), System::getenv));
         config.option(LOST_ON).ifPresent(value -> {
             try {
                 ZooKeeperSession.LostOn.parse(value);
@@ -120,11 +123,15 @@ public final class ZooKeeperDriver implements LockDriver {
         int n = DRIVERS.incrementAndGet();
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, daemon("warden-zookeeper-" + n));
         executor.setRemoveOnCancelPolicy(true);
+        Security security = Security.of(config.options(), System::getenv);
+        // This client's own configuration, never JVM system properties: several clients share a JVM.
         ZKClientConfig zkConfig = new ZKClientConfig();
         zkConfig.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
         int ttlMillis = (int) config.ttl().toMillis();
         int connectMillis = (int) Math.max(1, config.connectTimeout().toMillis());
-        CuratorFramework curator = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder();
+        security.applyTo(builder, zkConfig);
+        CuratorFramework curator = builder
                 .connectString(servers)
                 .sessionTimeoutMs(ttlMillis)
                 // Curator's own wait for a connection (background calls while disconnected); the connect
@@ -140,15 +147,20 @@ public final class ZooKeeperDriver implements LockDriver {
                 .waitForShutdownTimeoutMs(SHUTDOWN_WAIT_MS)
                 .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
                 .build();
-        ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn);
+        ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn, security);
         curator.getConnectionStateListenable().addListener((client, state) -> driver.session.stateChanged(state), executor);
         try {
             curator.start();
             try {
                 driver.session.firstConnected().get(connectMillis, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
+                // ZooKeeper's client only logs why a handshake failed and tries again: the hint lists the causes.
                 throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
-                        + " within " + connectMillis + " ms", e);
+                        + " within " + connectMillis + " ms" + (security.tls()
+                        ? " over TLS (is it the servers' secureClientPort; do warden.lock.zookeeper.tls.trust-store's CAs"
+                        + " sign their certificates for that host, valid now; do the servers require a client certificate,"
+                        + " warden.lock.zookeeper.tls.key-store, signed by a CA they trust?)"
+                        : " (if that is a secureClientPort, it takes TLS clients only: warden.lock.zookeeper.tls.trust-store)"), e);
             }
             int negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
             if (negotiated < ttlMillis) {
@@ -159,6 +171,9 @@ public final class ZooKeeperDriver implements LockDriver {
             if (negotiated > ttlMillis) {
                 log.warn("ZooKeeper at {} granted a session of {} ms for warden.lock.ttl {} (the servers' minSessionTimeout):"
                         + " locks of a dead holder are freed only after the longer session", servers, negotiated, config.ttl());
+            }
+            if (security.protectsNodes()) {
+                Namespaces.ensure(curator, security, "/" + config.namespace(), servers);
             }
             return driver;
         } catch (InterruptedException e) {
@@ -368,6 +383,7 @@ public final class ZooKeeperDriver implements LockDriver {
 
     @Override
     public String toString() {
-        return "ZooKeeperDriver[" + servers + ", lost-on " + session.lostOn().name().toLowerCase(Locale.ROOT) + "]";
+        return "ZooKeeperDriver[" + servers + ", lost-on " + session.lostOn().name().toLowerCase(Locale.ROOT) + ", acl "
+                + security.aclSetting() + (security.tls() ? ", TLS" : "") + "]";
     }
 }
