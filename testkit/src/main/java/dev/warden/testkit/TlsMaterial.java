@@ -2,6 +2,10 @@ package dev.warden.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.CompletableFuture;
+import java.security.cert.X509Certificate;
+import java.security.cert.CertificateFactory;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,13 +54,14 @@ public final class TlsMaterial {
             TlsMaterial m = new TlsMaterial(dir, serverExpired);
             m.keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=warden-testkit-ca",
                     "-ext", "bc:c", "-validity", "2", "-keystore", "ca.p12");
-            m.keytool("-exportcert", "-alias", "ca", "-rfc", "-keystore", "ca.p12", "-file", "ca.pem");
-            m.keytool("-importcert", "-alias", "ca", "-file", "ca.pem", "-noprompt", "-keystore", "truststore.p12");
-            m.signed("server", "CN=127.0.0.1", "san=ip:127.0.0.1,dns:localhost");
+            m.caFiles();
+            // Each keytool call is a JVM start (most of the cost): the two chains are made side by side, and
+            // every step that needs no signing (PEM export, trust and key store entries) runs in this JVM.
+            CompletableFuture<Void> server = CompletableFuture.runAsync(() -> m.signed("server", "CN=127.0.0.1",
+                    "san=ip:127.0.0.1,dns:localhost"));
             // No CN: etcd's JSON gateway refuses a client certificate with a common name once authentication is on.
             m.signed("client", "O=warden-testkit-client", null);
-            m.pemKey("server");
-            m.pemKey("client");
+            server.join();
             return m;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot generate TLS material in " + dir, e);
@@ -93,24 +98,75 @@ public final class TlsMaterial {
         return dir.resolve("client.p12");
     }
 
-    private void signed(String alias, String dname, String san) throws IOException {
-        String store = alias + ".p12";
-        keytool("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname, "-validity", "2",
-                "-keystore", store);
-        keytool("-certreq", "-alias", alias, "-keystore", store, "-file", alias + ".csr");
-        boolean expired = serverExpired && alias.equals("server");
-        List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", alias + ".csr",
-                "-outfile", alias + ".crt", "-rfc", "-validity", expired ? "1" : "2"));
-        if (expired) {
-            gencert.addAll(List.of("-startdate", "-3d"));
+    /** ca.pem and a trust store holding only the CA, from ca.p12, without further keytool runs. */
+    private void caFiles() throws IOException {
+        try {
+            X509Certificate ca = caCert();
+            Files.writeString(caCertificate(), pem("CERTIFICATE", ca.getEncoded()));
+            KeyStore trust = KeyStore.getInstance("PKCS12");
+            trust.load(null, null);
+            trust.setCertificateEntry("ca", ca);
+            try (OutputStream out = Files.newOutputStream(trustStore())) {
+                trust.store(out, STORE_PASSWORD.toCharArray());
+            }
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("cannot write the CA's files", e);
         }
-        if (san != null) {
-            gencert.addAll(List.of("-ext", san));
+    }
+
+    private X509Certificate caCert() throws IOException, java.security.GeneralSecurityException {
+        return (X509Certificate) load(dir.resolve("ca.p12")).getCertificate("ca");
+    }
+
+    private static KeyStore load(Path store) throws IOException, java.security.GeneralSecurityException {
+        try (InputStream in = Files.newInputStream(store)) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(in, STORE_PASSWORD.toCharArray());
+            return ks;
         }
-        keytool(gencert.toArray(String[]::new));
-        keytool("-importcert", "-alias", "ca", "-file", "ca.pem", "-noprompt", "-keystore", store);
-        keytool("-importcert", "-alias", alias, "-file", alias + ".crt", "-noprompt", "-keystore", store);
-        Files.writeString(dir.resolve(alias + ".pem"), Files.readString(dir.resolve(alias + ".crt")) + Files.readString(caCertificate()));
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + "\n-----END " + type + "-----\n";
+    }
+
+    /** A key pair signed by the CA: {@code <alias>.p12} (key, chain, and the CA as trusted), {@code .pem} (chain) and {@code .key}. */
+    private void signed(String alias, String dname, String san) {
+        try {
+            String store = alias + ".p12";
+            keytool("-genkeypair", "-alias", alias, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname, "-validity", "2",
+                    "-keystore", store);
+            keytool("-certreq", "-alias", alias, "-keystore", store, "-file", alias + ".csr");
+            boolean expired = serverExpired && alias.equals("server");
+            List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", alias + ".csr",
+                    "-outfile", alias + ".crt", "-rfc", "-validity", expired ? "1" : "2"));
+            if (expired) {
+                gencert.addAll(List.of("-startdate", "-3d"));
+            }
+            if (san != null) {
+                gencert.addAll(List.of("-ext", san));
+            }
+            keytool(gencert.toArray(String[]::new));
+            X509Certificate ca = caCert();
+            X509Certificate cert;
+            try (InputStream in = Files.newInputStream(dir.resolve(alias + ".crt"))) {
+                cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            }
+            KeyStore ks = load(dir.resolve(store));
+            Key key = ks.getKey(alias, STORE_PASSWORD.toCharArray());
+            ks.setKeyEntry(alias, key, STORE_PASSWORD.toCharArray(), new java.security.cert.Certificate[] {cert, ca});
+            ks.setCertificateEntry("ca", ca);
+            try (OutputStream out = Files.newOutputStream(dir.resolve(store))) {
+                ks.store(out, STORE_PASSWORD.toCharArray());
+            }
+            Files.writeString(dir.resolve(alias + ".pem"), pem("CERTIFICATE", cert.getEncoded()) + Files.readString(caCertificate()));
+            pemKey(alias);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make the " + alias + " certificate in " + dir, e);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("cannot make the " + alias + " certificate in " + dir, e);
+        }
     }
 
     private void pemKey(String alias) throws IOException {

@@ -2,6 +2,7 @@ package dev.warden.lock.etcd;
 
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.tck.SecretsCheck;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.testkit.CapturedOutput;
 import dev.warden.testkit.EtcdServer;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,18 +62,7 @@ class EtcdSecretsTest {
 
     /** Creates a client that must fail; returns the exception after checking the secret is nowhere. */
     static LockException failure(Map<String, Object> settings) {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        String output = CapturedOutput.of(() -> {
-            try (LockClient c = LockClient.create(settings)) {
-                throw new AssertionError("connected: " + c);
-            } catch (LockException e) {
-                thrown.set(e);
-            }
-        });
-        assertThat(thrown.get()).isInstanceOf(LockException.class);
-        assertThat(CapturedOutput.chain(thrown.get())).doesNotContain(SECRET);
-        assertThat(output).doesNotContain(SECRET);
-        return (LockException) thrown.get();
+        return SecretsCheck.refusedWithout(settings, SECRET);
     }
 
     static int closedPort() throws IOException {

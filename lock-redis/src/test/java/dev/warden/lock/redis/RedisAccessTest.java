@@ -2,7 +2,7 @@ package dev.warden.lock.redis;
 
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
-import dev.warden.testkit.CapturedOutput;
+import dev.warden.lock.tck.SecretsCheck;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,17 +39,7 @@ class RedisAccessTest {
     }
 
     static LockException refused(Map<String, Object> settings, String secret) {
-        AtomicReference<LockException> thrown = new AtomicReference<>();
-        String output = CapturedOutput.of(() -> {
-            try (LockClient c = LockClient.create(settings)) {
-                throw new AssertionError("connected: " + c);
-            } catch (LockException e) {
-                thrown.set(e);
-            }
-        });
-        assertThat(CapturedOutput.chain(thrown.get())).doesNotContain(secret);
-        assertThat(output).doesNotContain(secret);
-        return thrown.get();
+        return SecretsCheck.refusedWithout(settings, secret);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.warden.lock.zookeeper;
 
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.tck.SecretsCheck;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.testkit.CapturedOutput;
 import dev.warden.testkit.ZooKeeperServerExtension;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,18 +43,7 @@ class ZooKeeperSecretsTest {
 
     /** Creates a client that must fail; returns the exception after checking the secret is nowhere. */
     static LockException failure(Map<String, Object> settings) {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        String output = CapturedOutput.of(() -> {
-            try (LockClient c = LockClient.create(settings)) {
-                throw new AssertionError("connected: " + c);
-            } catch (LockException e) {
-                thrown.set(e);
-            }
-        });
-        assertThat(thrown.get()).isInstanceOf(LockException.class);
-        assertThat(CapturedOutput.chain(thrown.get())).doesNotContain(SECRET);
-        assertThat(output).doesNotContain(SECRET);
-        return (LockException) thrown.get();
+        return SecretsCheck.refusedWithout(settings, SECRET);
     }
 
     static int closedPort() throws IOException {

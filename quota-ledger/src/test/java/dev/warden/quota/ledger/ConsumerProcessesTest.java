@@ -115,35 +115,6 @@ class ConsumerProcessesTest {
     }
 
     @Test
-    @DisplayName("two consumer processes share the partitions; one killed with SIGKILL under load: the other takes its partitions, nothing lost, nothing doubled")
-    void twoProcessesOneKilled() throws Exception {
-        try (QuotaService quota = Support.quota(server())) {
-            List<String> accounts = open(quota, 200);
-            try (ChildConsumer a = ChildConsumer.start("a-" + UUID.randomUUID(), server().uri(), ds.getJdbcUrl());
-                 ChildConsumer b = ChildConsumer.start("b-" + UUID.randomUUID(), server().uri(), ds.getJdbcUrl());
-                 Load load = new Load(quota, accounts, 64, 2_000)) {
-                // Fair shares: ceil(16 / 2) each, once the one that started first has shed the excess.
-                Support.await("both consumers own 8 partitions each", () -> {
-                    Map<Integer, String> o = owners();
-                    return o.size() == 16 && o.values().stream().filter(a.name::equals).count() == 8
-                            && o.values().stream().filter(b.name::equals).count() == 8;
-                });
-
-                a.kill();
-                Support.await("b took over every partition of the killed consumer", () -> {
-                    Map<Integer, String> o = owners();
-                    return o.size() == 16 && o.values().stream().allMatch(b.name::equals);
-                });
-                long batches = b.count("BATCH");
-                Support.await("b keeps writing", () -> b.count("BATCH") > batches + 10);
-                load.close();
-                assertLedgerIsWhatCallersWereTold(quota, load);
-                assertThat(b.count("FENCED")).isZero();
-            }
-        }
-    }
-
-    @Test
     @DisplayName("four consumer processes; one frozen with SIGSTOP past its lease has its batch refused by the fence, another is killed: nothing lost, nothing doubled")
     void fourProcessesOneFrozenOneKilled() throws Exception {
         try (QuotaService quota = Support.quota(server())) {
