@@ -22,7 +22,8 @@ import java.util.Map;
  * {@code FENCED <p> <token>}, {@code BATCH <p> <entries>}).
  *
  * <p>When the file {@code freeze} appears in the control directory, the next connection the consumer
- * asks for (a batch about to be written: after its lease was checked, before the fence) stops the
+ * asks for to write a batch (after its lease was checked, before the fence; never a partition claim,
+ * whose freeze would leave nothing for the fence to refuse) stops the
  * whole process with SIGSTOP, so the pause lands at the one place where only the database's fence can
  * refuse the batch. The test resumes it with SIGCONT.
  */
@@ -81,7 +82,7 @@ public final class LedgerChild {
     private static DataSource freezable(DataSource real, Path freeze) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
                 (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && Files.deleteIfExists(freeze)) {
+                    if (method.getName().equals("getConnection") && writingABatch() && Files.deleteIfExists(freeze)) {
                         say("FREEZING");
                         stopMyself();
                         say("RESUMED");
@@ -92,6 +93,15 @@ public final class LedgerChild {
                         throw e.getCause();
                     }
                 });
+    }
+
+    /**
+     * Whether this connection is for a batch (or a round of batches) about to be written: the freeze must
+     * not land on a partition claim or a compensation record, where no fence can refuse anything.
+     */
+    private static boolean writingABatch() {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("writeWithRetry")
+                || f.getMethodName().equals("writeTogetherWithRetry")));
     }
 
     private static void stopMyself() throws IOException, InterruptedException {
