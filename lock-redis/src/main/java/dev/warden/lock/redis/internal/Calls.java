@@ -210,15 +210,28 @@ final class Calls {
         return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
     }
 
-    /** The server's refusal of credentials or permissions anywhere in the cause chain, or null. */
+    /**
+     * The server's refusal of credentials or permissions anywhere in the cause chain, or among the
+     * exceptions suppressed along it (a failed handshake may carry the server's answer there), or null.
+     */
     static String denial(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        return denial(error, 0);
+    }
+
+    private static String denial(Throwable error, int depth) {
+        for (Throwable t = error; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
             String m = t.getMessage();
             if (t instanceof RedisException && m != null) {
                 for (String code : DENIED) {
                     if (m.startsWith(code)) {
                         return m;
                     }
+                }
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                String found = denial(suppressed, depth + 1);
+                if (found != null) {
+                    return found;
                 }
             }
         }
