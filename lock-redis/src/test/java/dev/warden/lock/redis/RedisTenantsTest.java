@@ -153,7 +153,8 @@ class RedisTenantsTest {
         Map<String, Object> s = tenantA("tenant-a");
         s.put("warden.lock.redis.password-file", wrong.toString());
         assertThatThrownBy(() -> LockClient.create(s).close()).isInstanceOfSatisfying(LockException.class,
-                e -> assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED))
+                e -> assertThat(e.reason()).as("reason of: %s", dev.warden.testkit.CapturedOutput.chain(e))
+                        .isEqualTo(LockException.Reason.ACCESS_DENIED))
                 .hasMessageNotContaining("not-the-password-5d1e");
 
         Map<String, Object> both = tenantA("tenant-a");

@@ -101,6 +101,11 @@ public final class RedisDriver implements HandOffDriver {
             opening = Connections.open(topology, resources, config.connectTimeout(), config.requestTimeout(), tls.sslOptions());
         } catch (RuntimeException e) {
             shutdownResources(resources);
+            // A handshake refused at once (a wrong password) can fail here, before there is anything to await.
+            String denied = Calls.denial(e);
+            if (denied != null) {
+                throw Calls.accessDenied(endpoint, "the connection", denied, e);
+            }
             throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
                     + ": " + e.getMessage(), e);
         }
