@@ -16,10 +16,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
 
@@ -439,16 +437,6 @@ final class Buckets {
     }
 
     private <T> T await(CompletableFuture<T> call, String what) {
-        try {
-            return call.get(waitNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            throw QuotaException.interrupted("interrupted while waiting for Redis at " + endpoint + " to " + what
-                    + "; it may still run: retry with the same request id", e);
-        } catch (TimeoutException e) {
-            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
-                    + " in time; it may still run: retry with the same request id", e);
-        } catch (ExecutionException e) {
-            throw Errors.translate(endpoint, what, e.getCause());
-        }
+        return Errors.await(call, waitNanos, endpoint, what);
     }
 }

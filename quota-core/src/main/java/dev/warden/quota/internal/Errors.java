@@ -64,4 +64,22 @@ final class Errors {
         int space = message.indexOf(' ');
         return space < 0 ? message : message.substring(0, space);
     }
+
+    /**
+     * Waits up to {@code waitNanos} for a call to Redis: an interrupt, a timeout or a failure becomes the
+     * matching {@link QuotaException}, saying that the call may still run and how to retry it.
+     */
+    static <T> T await(java.util.concurrent.CompletableFuture<T> call, long waitNanos, String endpoint, String what) {
+        try {
+            return call.get(waitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            throw QuotaException.interrupted("interrupted while waiting for Redis at " + endpoint + " to " + what
+                    + "; it may still run: retry with the same request id", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new QuotaException(QuotaException.Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
+                    + " in time; it may still run: retry with the same request id", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw translate(endpoint, what, e.getCause());
+        }
+    }
 }

@@ -612,17 +612,7 @@ final class RedisQuotaService implements QuotaService {
     }
 
     private <T> T await(CompletableFuture<T> call, String what) {
-        try {
-            return call.get(syncWaitNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            throw QuotaException.interrupted("interrupted while waiting for Redis at " + endpoint + " to " + what
-                    + "; it may still run: retry with the same request id", e);
-        } catch (TimeoutException e) {
-            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
-                    + " in time; it may still run: retry with the same request id", e);
-        } catch (ExecutionException e) {
-            throw Errors.translate(endpoint, what, e.getCause());
-        }
+        return Errors.await(call, syncWaitNanos, endpoint, what);
     }
 
     private void checkOpen() {
