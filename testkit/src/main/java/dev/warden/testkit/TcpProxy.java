@@ -130,6 +130,11 @@ public final class TcpProxy implements AutoCloseable {
         return routes.stream().map(Route::target).toList();
     }
 
+    /** How many client connections are open now, through every port (also while blackholed). */
+    public int connections() {
+        return links.size();
+    }
+
     /** Stops forwarding in both directions while keeping connections open; see the class comment. */
     public void blackhole() {
         synchronized (modeLock) {

@@ -12,6 +12,7 @@ import dev.warden.lock.tck.internal.Await;
 import dev.warden.lock.tck.internal.HolderProcess;
 import dev.warden.testkit.EtcdCluster;
 import dev.warden.testkit.EtcdMember;
+import dev.warden.testkit.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -40,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,6 +167,43 @@ class EtcdFaultTest {
                 history.grants(), failures.get());
         assertThat(history.violations()).as("overlapping holders or token regressions").isEmpty();
         assertThat(register.rejected()).as("stale fenced writes").isZero();
+    }
+
+    @Test
+    @DisplayName("a client whose member goes silent (connection open, nothing answered) moves to another member and keeps granting")
+    void silentMemberIsLeft() throws Exception {
+        // One proxy per member, so this client alone loses its member while the cluster stays whole.
+        List<TcpProxy> proxies = cluster.members().stream().map(m -> TcpProxy.start(m.host(), m.port())).toList();
+        closeAfter.addAll(proxies);
+        Map<String, Object> s = settings();
+        s.put("warden.lock.endpoints", proxies.stream().map(p -> "etcd://" + p.host() + ":" + p.port()).collect(Collectors.joining(",")));
+        LockClient client = LockClient.create(s, LockObserver.NONE);
+        closeAfter.add(client);
+        DistributedLock lock = client.lock("silent");
+        lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
+        List<TcpProxy> used = proxies.stream().filter(p -> p.connections() > 0).toList();
+        assertThat(used).as("the one member the client's channel is connected to").hasSize(1);
+
+        // Connections stay open and new ones are accepted, but nothing is answered: a frozen member.
+        used.get(0).blackhole();
+        AtomicInteger grants = new AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
+        long t0 = System.nanoTime();
+        Await.until(Duration.ofSeconds(30), "five grants after the client's member went silent", () -> {
+            try {
+                lock.tryAcquire(Duration.ofSeconds(1)).ifPresent(lease -> {
+                    lease.close();
+                    grants.incrementAndGet();
+                });
+            } catch (LockException e) {
+                failures.incrementAndGet();
+            }
+            return grants.get() >= 5;
+        });
+        System.out.printf("silent member left: five grants %d ms after the blackhole, %d failed acquisitions%n",
+                (System.nanoTime() - t0) / 1_000_000, failures.get());
+        assertThat(proxies.stream().filter(p -> p != used.get(0)).mapToInt(TcpProxy::connections).sum())
+                .as("connections to the other members").isPositive();
     }
 
     @Test

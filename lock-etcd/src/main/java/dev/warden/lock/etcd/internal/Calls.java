@@ -80,7 +80,8 @@ import java.util.function.Consumer;
  *       certificate and its host name or IP address (gRPC's TLS negotiation sets HTTPS endpoint
  *       identification on the engine).</li>
  *   <li>The channel fails over between members in the order given ({@code pick_first}); HTTP/2
- *       pings notice a frozen member.</li>
+ *       pings notice a frozen member, and {@link StalledMember} moves the channel off a member that
+ *       let every call run into its deadline for two request timeouts.</li>
  * </ul>
  *
  * <p>Concurrency: {@code token} is guarded by {@code this} (an authentication is started, never
@@ -101,6 +102,7 @@ final class Calls {
     private final EventLoopGroup io;
     private final ManagedChannel channel;
     private final Channel withLeader;
+    private final StalledMember stalled;
     private final Credentials credentials;
     private final boolean tls;
 
@@ -117,8 +119,9 @@ final class Calls {
         this.credentials = credentials;
         this.tls = tls.isPresent();
         this.io = new MultiThreadIoEventLoopGroup(1, ioThreads, NioIoHandler.newFactory());
+        Members.Order order = new Members.Order(members);
         NettyChannelBuilder builder = NettyChannelBuilder.forTarget(Members.target())
-                .setNameResolverArg(Members.MEMBERS, members)
+                .setNameResolverArg(Members.MEMBERS, order)
                 .eventLoopGroup(io)
                 .channelType(NioSocketChannel.class)
                 .executor(completions)
@@ -142,6 +145,8 @@ final class Calls {
         Metadata leader = new Metadata();
         leader.put(HAS_LEADER, "true");
         this.withLeader = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(leader));
+        // Two whole request timeouts without an answer, so one slow answer is not taken for a frozen member.
+        this.stalled = new StalledMember(order, channel, timeout.multipliedBy(2), this::execute);
     }
 
     private CallOptions bounded(Duration limit) {
@@ -204,6 +209,7 @@ final class Calls {
 
                 @Override
                 public void onClose(Status status, Metadata trailers) {
+                    stalled.ended(status, call);
                     if (status.isOk() && value != null) {
                         result.complete(value);
                     } else {
@@ -327,6 +333,7 @@ final class Calls {
 
                 @Override
                 public void onClose(Status status, Metadata trailers) {
+                    stalled.ended(status, call);
                     if (!result.isDone()) {
                         result.completeExceptionally(translate(what, status.isOk()
                                 ? Status.INTERNAL.withDescription("stream ended without an answer").asRuntimeException()

@@ -8,14 +8,17 @@ import io.grpc.NameResolverRegistry;
 import io.grpc.StatusOr;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * gRPC's view of an etcd cluster: one address per member, in the order given, for the channel's
  * {@code pick_first} policy to try in turn (what jetcd's "ip" resolver did, without jetcd's client
  * jar). Host names are looked up again at every resolution, so a refresh after a failure sees a
- * moved member.
+ * moved member. The order lives in an {@link Order} the channel's owner can change: a member that
+ * stopped answering goes last, and the channel, once idled, starts again from the new head.
  *
  * <p>gRPC finds resolvers by the target's scheme in its registry: this provider is registered there
  * once, under a scheme of Warden's own, and each channel hands it its member list as a name-resolver
@@ -25,8 +28,8 @@ final class Members extends NameResolverProvider {
 
     static final String SCHEME = "warden-etcd";
 
-    /** The members of a channel's cluster, unresolved ({@link InetSocketAddress#createUnresolved}). */
-    static final NameResolver.Args.Key<List<InetSocketAddress>> MEMBERS = NameResolver.Args.Key.create("warden-etcd-members");
+    /** The members of a channel's cluster, unresolved ({@link InetSocketAddress#createUnresolved}), in their order. */
+    static final NameResolver.Args.Key<Order> MEMBERS = NameResolver.Args.Key.create("warden-etcd-members");
 
     private static final String TARGET;
 
@@ -60,11 +63,11 @@ final class Members extends NameResolverProvider {
 
     @Override
     public NameResolver newNameResolver(URI target, NameResolver.Args args) {
-        List<InetSocketAddress> members = args.getArg(MEMBERS);
-        if (!SCHEME.equals(target.getScheme()) || members == null || members.isEmpty()) {
+        Order members = args.getArg(MEMBERS);
+        if (!SCHEME.equals(target.getScheme()) || members == null) {
             return null;
         }
-        return new Resolver(List.copyOf(members));
+        return new Resolver(members);
     }
 
     private static String authority(InetSocketAddress member) {
@@ -73,19 +76,73 @@ final class Members extends NameResolverProvider {
         return (bareIpv6 ? "[" + host + "]" : host) + ":" + member.getPort();
     }
 
+    /**
+     * The order in which one channel tries its members. pick_first connects to the first member that
+     * accepts, and after a lost connection starts again from the first, even when that member is
+     * frozen: it accepts TCP connections, never completes HTTP/2's handshake, and gRPC sets no limit
+     * on that. {@link #demote} moves such a member last. Thread-safe: the order is one immutable list
+     * behind a volatile field, replaced under {@code this}.
+     */
+    static final class Order {
+
+        /** The channel's authority, from the first member as given; never changes. */
+        private final String authority;
+        private volatile List<InetSocketAddress> members;
+
+        Order(List<InetSocketAddress> members) {
+            if (members.isEmpty()) {
+                throw new IllegalArgumentException("no members");
+            }
+            this.members = List.copyOf(members);
+            this.authority = Members.authority(members.get(0));
+        }
+
+        List<InetSocketAddress> current() {
+            return members;
+        }
+
+        /**
+         * Moves {@code stalled} last, keeping the others' order; with no address known (the channel
+         * was still connecting), the first member, which pick_first tries first. Returns the member moved.
+         */
+        synchronized InetSocketAddress demote(SocketAddress stalled) {
+            List<InetSocketAddress> order = new ArrayList<>(members);
+            int at = stalled instanceof InetSocketAddress a ? indexOf(order, a) : -1;
+            InetSocketAddress moved = order.remove(Math.max(at, 0));
+            order.add(moved);
+            members = List.copyOf(order);
+            return moved;
+        }
+
+        /** The member with {@code address}'s port and host (as written, or as an IP address), or -1. */
+        private static int indexOf(List<InetSocketAddress> order, InetSocketAddress address) {
+            String ip = address.getAddress() == null ? null : address.getAddress().getHostAddress();
+            for (int i = 0; i < order.size(); i++) {
+                InetSocketAddress m = order.get(i);
+                if (m.getPort() == address.getPort()
+                        && (m.getHostString().equals(address.getHostString()) || m.getHostString().equals(ip))) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
+
     /** Hands the member list to gRPC at start and again at every refresh; holds nothing to shut down. */
     private static final class Resolver extends NameResolver {
 
-        private final List<InetSocketAddress> members;
+        private final Order order;
+        private final String authority;
         private volatile Listener2 listener;
 
-        Resolver(List<InetSocketAddress> members) {
-            this.members = members;
+        Resolver(Order order) {
+            this.order = order;
+            this.authority = order.authority;
         }
 
         @Override
         public String getServiceAuthority() {
-            return authority(members.get(0));
+            return authority;
         }
 
         @Override
@@ -104,7 +161,7 @@ final class Members extends NameResolverProvider {
         }
 
         private void resolve() {
-            List<EquivalentAddressGroup> groups = members.stream()
+            List<EquivalentAddressGroup> groups = order.current().stream()
                     .map(m -> new EquivalentAddressGroup(new InetSocketAddress(m.getHostString(), m.getPort()),
                             Attributes.newBuilder().set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, authority(m)).build()))
                     .toList();
