@@ -160,18 +160,9 @@ public final class RedisConnector implements AutoCloseable {
 
     /** A new connection, closed with this connector. */
     public CompletableFuture<RedisConnection> connectAsync() {
-        CompletableFuture<RedisConnection> connecting;
-        try {
-            if (client instanceof RedisClusterClient cluster) {
-                connecting = readTopology(cluster).thenCompose(v -> cluster.connectAsync(StringCodec.UTF8))
-                        .thenCompose(RedisConnector::toEveryPrimary).thenApply(RedisConnection::new);
-            } else {
-                connecting = ((RedisClient) client).connectAsync(StringCodec.UTF8, endpoint.uris().get(0)).toCompletableFuture()
-                        .thenApply(RedisConnection::new);
-            }
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        // Once more when Lettuce lost the handshake's outcome, so a refused password is reported as such.
+        CompletableFuture<RedisConnection> connecting = attempt()
+                .exceptionallyCompose(e -> RedisRefusal.handshakeLost(e) ? attempt() : CompletableFuture.failedFuture(e));
         return connecting.thenApply(c -> {
             synchronized (this) {
                 if (closed) {
@@ -182,6 +173,19 @@ public final class RedisConnector implements AutoCloseable {
             }
             return c;
         });
+    }
+
+    private CompletableFuture<RedisConnection> attempt() {
+        try {
+            if (client instanceof RedisClusterClient cluster) {
+                return readTopology(cluster).thenCompose(v -> cluster.connectAsync(StringCodec.UTF8))
+                        .thenCompose(RedisConnector::toEveryPrimary).thenApply(RedisConnection::new);
+            }
+            return ((RedisClient) client).connectAsync(StringCodec.UTF8, endpoint.uris().get(0)).toCompletableFuture()
+                    .thenApply(RedisConnection::new);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** The Cluster's topology, read once from the seeds before the first connection. */

@@ -32,6 +32,21 @@ public final class RedisRefusal {
         return null;
     }
 
+    /**
+     * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
+     * refused password, say) and take its handler out of the channel before Lettuce's connect step
+     * looks for it, which then reports only "RedisHandshakeHandler not registered". Connecting once
+     * more reports the refusal.
+     */
+    public static boolean handshakeLost(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("HandshakeHandler not registered")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** What a TLS failure in the cause chain means for the settings, or empty. */
     public static String tlsHint(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -238,6 +238,20 @@ final class Calls {
         return null;
     }
 
+    /**
+     * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
+     * refused password, say) and take its handler out of the channel before Lettuce's connect step
+     * looks for it, which then reports only "RedisHandshakeHandler not registered".
+     */
+    static boolean handshakeLost(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("HandshakeHandler not registered")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code ACCESS_DENIED} naming the endpoint and what the server said (which holds no secret). */
     static LockException accessDenied(String endpoint, String what, String denial, Throwable cause) {
         String hint = denial.startsWith("NOPERM")

@@ -94,11 +94,27 @@ public final class RedisDriver implements HandOffDriver {
         } else if (topology instanceof Topology.Cluster c) {
             c.seeds().forEach(credentials::applyTo);
         }
+        long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+        try {
+            return connect(config, topology, endpoint, tls, deadline);
+        } catch (LockException e) {
+            if (!Calls.handshakeLost(e) || left(deadline) <= 0) {
+                throw e;
+            }
+            // Lettuce lost the handshake's outcome (the server's refusal among it): once more, to learn it.
+            log.debug("the connection handshake to Redis at {} ended before Lettuce read its outcome; connecting once more", endpoint);
+            return connect(config, topology, endpoint, tls, deadline);
+        }
+    }
+
+    /** One attempt to connect both connections and load the scripts by {@code deadline}. */
+    private static RedisDriver connect(LockConfig config, Topology topology, String endpoint, Tls tls, long deadline) {
+        Duration connectTimeout = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), left(deadline)));
         ClientResources resources = Connections.resources(AddressMap.parse(
                 config.option(AddressMap.OPTION).orElse(null), new java.util.ArrayList<>()));
         Connections.Opening opening;
         try {
-            opening = Connections.open(topology, resources, config.connectTimeout(), config.requestTimeout(), tls.sslOptions());
+            opening = Connections.open(topology, resources, connectTimeout, config.requestTimeout(), tls.sslOptions());
         } catch (RuntimeException e) {
             shutdownResources(resources);
             // A handshake refused at once (a wrong password) can fail here, before there is anything to await.
@@ -110,7 +126,6 @@ public final class RedisDriver implements HandOffDriver {
                     + ": " + e.getMessage(), e);
         }
         try {
-            long deadline = System.nanoTime() + config.connectTimeout().toNanos();
             Connections connections = opening.await(deadline);
             Scripts scripts = new Scripts(connections.scripting(), topology.channels());
             if (!(topology instanceof Topology.Cluster)) {
