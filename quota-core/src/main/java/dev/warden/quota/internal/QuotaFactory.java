@@ -1,15 +1,27 @@
 package dev.warden.quota.internal;
 
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.spi.RedisConnection;
+import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.spi.RedisRefusal;
+import dev.warden.quota.spi.ScriptRunner;
 
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** Builds the service behind {@link QuotaService#create}. */
+/**
+ * Builds the service behind {@link QuotaService#create}: connects (two connections, the scripts
+ * loaded, the lock client for charges) within the connect timeout, and translates what stops it.
+ */
 public final class QuotaFactory {
 
     private QuotaFactory() {
@@ -26,12 +38,63 @@ public final class QuotaFactory {
 
     /** With the clock holds are timed by: the engine's clock seam, a virtual one in tests. */
     public static QuotaService create(Map<String, ?> settings, QuotaListener listener, Clock clock) {
-        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(settings, "settings")),
+        return open(QuotaConfig.from(Objects.requireNonNull(settings, "settings")),
                 Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(clock, "clock"));
     }
 
     public static QuotaService create(Properties properties) {
-        return RedisQuotaService.open(QuotaConfig.from(Objects.requireNonNull(properties, "properties")), new QuotaListener() {
+        return open(QuotaConfig.from(Objects.requireNonNull(properties, "properties")), new QuotaListener() {
         }, Clock.systemUTC());
+    }
+
+    private static QuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
+        RedisConnector connector = RedisConnector.create(config);
+        String endpoint = connector.endpoint();
+        AccountLocks locks = null;
+        try {
+            long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+            RedisConnection connection = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
+            RedisConnection batch = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
+            batch.setAutoFlushCommands(false);
+            connector.checkEvictionPolicy(connection);
+            new ScriptRunner(connection, config.requestTimeout()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
+            locks = AccountLocks.create(config, listener);
+            return new RedisQuotaService(config, connector, connection, batch, locks, clock);
+        } catch (InterruptedException e) {
+            shutdown(connector, locks);
+            throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
+        } catch (TimeoutException e) {
+            shutdown(connector, locks);
+            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + " and load the"
+                    + " scripts within " + config.connectTimeout().toMillis() + " ms", e);
+        } catch (QuotaException e) {
+            shutdown(connector, locks);
+            throw e;
+        } catch (ExecutionException | RuntimeException e) {
+            shutdown(connector, locks);
+            Throwable cause = Errors.unwrap(e);
+            if (cause instanceof QuotaException q) {
+                throw q;
+            }
+            String refusal = RedisRefusal.of(cause);
+            if (refusal != null) {
+                throw RedisRefusal.accessDenied(endpoint, "the connection", refusal, cause);
+            }
+            String tls = RedisRefusal.tlsHint(cause);
+            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
+                    + (tls.isEmpty() ? " and load the scripts (Redis 7 or later is needed): " + cause.getMessage()
+                    : ": " + cause.getMessage() + tls), cause);
+        }
+    }
+
+    private static long left(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private static void shutdown(RedisConnector connector, AccountLocks locks) {
+        if (locks != null) {
+            locks.close();
+        }
+        connector.close();
     }
 }

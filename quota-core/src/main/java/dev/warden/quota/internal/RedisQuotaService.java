@@ -1,9 +1,6 @@
 package dev.warden.quota.internal;
 
-import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
-import dev.warden.lock.LockClient;
-import dev.warden.lock.LockException;
 import dev.warden.quota.Amount;
 import dev.warden.quota.AmountProblem;
 import dev.warden.quota.Deduction;
@@ -16,18 +13,14 @@ import dev.warden.quota.PostingOutcome;
 import dev.warden.quota.Pricing;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
-import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.SplitOutcome;
 import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
-import dev.warden.quota.spi.RedisRefusal;
 import dev.warden.quota.spi.RedisConnection;
 import dev.warden.quota.spi.RedisConnector;
 import dev.warden.quota.spi.ScriptRunner;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -40,25 +33,21 @@ import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The service on Lettuce: connections from the {@link RedisConnector} (one server, Sentinel or
  * Cluster), one auto-flushing connection for single calls and script loads, and one manually flushed
- * connection for batches, so a batch leaves in one write (one per primary on a Cluster).
+ * connection for batches, so a batch leaves in one write (one per primary on a Cluster). It checks
+ * arguments and hands each operation to the class that owns its protocol: {@link Deductions} (the
+ * deduct and credit scripts, and a split account's routing), {@link Buckets}, {@link Holds},
+ * {@link Postings}; charges run under {@link AccountLocks}' policy. {@link QuotaFactory} opens it.
  *
  * <p>Thread-safe: the batch connection is guarded by {@code batchLock}; the rest is immutable or atomic.
  */
 final class RedisQuotaService implements QuotaService {
-
-    private static final Logger log = LoggerFactory.getLogger(RedisQuotaService.class);
-
-    private static final String NO_TOKEN = "-";
 
     private final QuotaConfig config;
     private final KeyLayout layout;
@@ -68,25 +57,18 @@ final class RedisQuotaService implements QuotaService {
     private final RedisConnection batchCommands;
     private final ReentrantLock batchLock = new ReentrantLock();
     private final ScriptRunner scripts;
-    /** Split accounts' deductions in flight at once on the asynchronous paths; more wait in line. */
-    private static final int SPLIT_ROUTING_THREADS = 16;
     private final Executor completions;
-    /**
-     * Runs split accounts' deductions, which wait on several calls in turn: never Lettuce's I/O or
-     * event-executor threads, which they would block. Bounded; idle threads end.
-     */
-    private final java.util.concurrent.ThreadPoolExecutor splitRouting;
-    private final LockClient locks;
-    private final QuotaListener listener;
-    private final String retentionMillis;
+    private final AccountLocks locks;
     private final long syncWaitNanos;
+    private final Deductions deductions;
     private final Holds holds;
     private final Postings postings;
     private final Buckets buckets;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
-                              RedisConnection batchConnection, LockClient locks, QuotaListener listener, Clock clock) {
+    /** Over connections and a lock client already opened (see {@link QuotaFactory}); closes them when closed. */
+    RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
+                              RedisConnection batchConnection, AccountLocks locks, Clock clock) {
         this.config = config;
         this.layout = config.layout();
         this.connector = connector;
@@ -95,78 +77,14 @@ final class RedisQuotaService implements QuotaService {
         this.batchCommands = batchConnection;
         this.scripts = new ScriptRunner(connection, config.requestTimeout());
         this.completions = connector.executors();
-        this.splitRouting = new java.util.concurrent.ThreadPoolExecutor(SPLIT_ROUTING_THREADS, SPLIT_ROUTING_THREADS,
-                30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), runnable -> {
-                    Thread t = new Thread(runnable, "warden-quota-split");
-                    t.setDaemon(true);
-                    return t;
-                });
-        this.splitRouting.allowCoreThreadTimeOut(true);
         this.locks = locks;
-        this.listener = listener;
-        this.retentionMillis = Long.toString(config.idempotencyRetention().toMillis());
         // A call sends a refused script again until the request timeout; the last try is bounded by it too.
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
         this.holds = new Holds(layout, scripts, connection, config.idempotencyRetention(), clock);
         this.postings = new Postings(layout, scripts, connection, config.idempotencyRetention());
         this.buckets = new Buckets(layout, scripts, connection, config.idempotencyRetention(), endpoint, syncWaitNanos);
-    }
-
-    static RedisQuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
-        RedisConnector connector = RedisConnector.create(config);
-        String endpoint = connector.endpoint();
-        LockClient locks = null;
-        try {
-            long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-            RedisConnection connection = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
-            RedisConnection batch = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
-            batch.setAutoFlushCommands(false);
-            connector.checkEvictionPolicy(connection);
-            new ScriptRunner(connection, config.requestTimeout()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
-            locks = createLocks(config);
-            return new RedisQuotaService(config, connector, connection, batch, locks, listener, clock);
-        } catch (InterruptedException e) {
-            shutdown(connector, locks);
-            throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
-        } catch (TimeoutException e) {
-            shutdown(connector, locks);
-            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + " and load the"
-                    + " scripts within " + config.connectTimeout().toMillis() + " ms", e);
-        } catch (QuotaException e) {
-            shutdown(connector, locks);
-            throw e;
-        } catch (ExecutionException | RuntimeException e) {
-            shutdown(connector, locks);
-            Throwable cause = Errors.unwrap(e);
-            if (cause instanceof QuotaException q) {
-                throw q;
-            }
-            String refusal = RedisRefusal.of(cause);
-            if (refusal != null) {
-                throw RedisRefusal.accessDenied(endpoint, "the connection", refusal, cause);
-            }
-            String tls = RedisRefusal.tlsHint(cause);
-            throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint
-                    + (tls.isEmpty() ? " and load the scripts (Redis 7 or later is needed): " + cause.getMessage()
-                    : ": " + cause.getMessage() + tls), cause);
-        }
-    }
-
-    private static LockClient createLocks(QuotaConfig config) {
-        if (config.lock() == QuotaConfig.LockChoice.NONE) {
-            return null;
-        }
-        try {
-            return LockClient.create(config.lockSettings());
-        } catch (LockException e) {
-            Reason reason = switch (e.reason()) {
-                case CONFIGURATION, NO_PROVIDER, AMBIGUOUS_PROVIDER -> Reason.CONFIGURATION;
-                case INTERRUPTED -> Reason.INTERRUPTED;
-                default -> Reason.LOCK_FAILED;
-            };
-            throw new QuotaException(reason, "cannot create the " + config.lock().wireName() + " lock client for"
-                    + " charges: " + e.getMessage(), e);
-        }
+        this.deductions = new Deductions(layout, scripts, connection, buckets, config.idempotencyRetention(), syncWaitNanos,
+                endpoint);
     }
 
     // ---- operations ----
@@ -210,40 +128,7 @@ final class RedisQuotaService implements QuotaService {
         if (problem.isPresent()) {
             return new Outcome.InvalidAmount(problem.get());
         }
-        int p = layout.partition(account);
-        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
-                layout.journal(p)};
-        return routed(account, kind, amount, requestId, -1, () -> scripts.run(commands, Scripts.of(Scripts.Script.CREDIT),
-                keys, account, Long.toString(amount), requestId, kind.wireName(), retentionMillis, layout.markerValue()),
-                kind.wireName() + " " + account);
-    }
-
-    /**
-     * A change on the caller's thread: to the buckets when the account is known to be split, else the unsplit
-     * script, whose answer may be that the account is split (then to the buckets).
-     */
-    private Outcome routed(String account, EntryKind kind, long amount, String requestId, long token,
-                           java.util.function.Supplier<CompletableFuture<List<Object>>> unsplit, String what) {
-        for (int attempt = 0; attempt < 16; attempt++) {
-            Integer n = buckets.cached(account);
-            if (n != null) {
-                Outcome outcome = buckets.change(account, kind, amount, requestId, token, n);
-                if (outcome != null) {
-                    return outcome;
-                }
-            }
-            List<Object> reply = await(unsplit.get(), what);
-            if (Buckets.isDraining(reply)) {
-                // The account key is short while a merge moves the buckets' quota into it: wait for the merge.
-                buckets.awaitMerged(account, syncWaitNanos);
-                continue;
-            }
-            if (!Buckets.isSplit(reply)) {
-                return Replies.outcome(reply, account, layout.markerOf(account), token);
-            }
-            buckets.learned(account, Buckets.splitOf(reply));
-        }
-        throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
+        return deductions.credit(kind, account, amount, requestId);
     }
 
     @Override
@@ -263,8 +148,7 @@ final class RedisQuotaService implements QuotaService {
         if (problem.isPresent()) {
             return new Outcome.InvalidAmount(problem.get());
         }
-        return routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account);
+        return deductions.deduct(account, amount, requestId, token);
     }
 
     @Override
@@ -361,7 +245,7 @@ final class RedisQuotaService implements QuotaService {
         Ids.check(Field.REQUEST, requestId);
         Objects.requireNonNull(pricing, "pricing");
         checkOpen();
-        return underLock(account, requestId, lease -> {
+        return locks.underLock(account, requestId, lease -> {
             OptionalLong balance = balance(account);
             if (balance.isEmpty()) {
                 return new Outcome.AccountNotFound(account);
@@ -386,44 +270,7 @@ final class RedisQuotaService implements QuotaService {
             }
             return await(holds.capture(account, holdId, amount.get()), "capture a hold of " + account);
         };
-        return underLock(account, holdId, lease -> charge.get(), charge);
-    }
-
-    /**
-     * Runs {@code locked} under the account's lease, or {@code unlocked} without a lock configured or,
-     * when the lock backend fails and {@code lock-unavailable=proceed}, after telling the listener.
-     */
-    private <T> T underLock(String account, String requestId, java.util.function.Function<Lease, T> locked,
-                            java.util.function.Supplier<T> unlocked) {
-        if (locks == null) {
-            return unlocked.get();
-        }
-        Lease lease;
-        try {
-            lease = acquire(account);
-        } catch (QuotaException e) {
-            if (e.reason() != Reason.LOCK_FAILED || config.lockUnavailable() != QuotaConfig.LockUnavailable.PROCEED) {
-                throw e;
-            }
-            // The script's balance check is the guard that keeps money right; the lock only orders the steps.
-            log.warn("the lock backend failed ({}); charging account {} without its lock, as"
-                    + " warden.quota.lock-unavailable=proceed says", e.getMessage(), account);
-            try {
-                listener.chargedWithoutLock(account, requestId, e);
-            } catch (RuntimeException hookFailed) {
-                log.warn("a quota listener failed", hookFailed);
-            }
-            return unlocked.get();
-        }
-        try {
-            return locked.apply(lease);
-        } finally {
-            try {
-                lease.release();
-            } catch (LockException e) {
-                log.warn("could not release the lock of account {} after a charge; it expires after its TTL", account, e);
-            }
-        }
+        return locks.underLock(account, holdId, lease -> charge.get(), charge);
     }
 
     private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
@@ -432,22 +279,6 @@ final class RedisQuotaService implements QuotaService {
             return new Outcome.AccountNotFound(account);
         }
         return deduct(account, pricing.price(balance.getAsLong()), requestId);
-    }
-
-    private Lease acquire(String account) {
-        DistributedLock lock = locks.lock(lockName(account));
-        Optional<Lease> lease;
-        try {
-            lease = lock.tryAcquire(config.lockWait());
-        } catch (LockException e) {
-            if (e.reason() == LockException.Reason.INTERRUPTED) {
-                throw new QuotaException(Reason.INTERRUPTED, "interrupted while waiting for the lock of account " + account, e);
-            }
-            throw new QuotaException(Reason.LOCK_FAILED, "could not take the lock of account " + account + ": "
-                    + e.getMessage(), e);
-        }
-        return lease.orElseThrow(() -> new QuotaException(Reason.LOCK_TIMEOUT, "the lock of account " + account
-                + " was not free within " + config.lockWait().toMillis() + " ms"));
     }
 
     // ---- holds (the script and its replies are Holds') ----
@@ -507,7 +338,7 @@ final class RedisQuotaService implements QuotaService {
     @Override
     public String lockName(String account) {
         Ids.check(Field.ACCOUNT, account);
-        return "quota:" + account;
+        return AccountLocks.lockName(account);
     }
 
     @Override
@@ -515,8 +346,9 @@ final class RedisQuotaService implements QuotaService {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        splitRouting.shutdown();
-        shutdown(connector, locks);
+        deductions.close();
+        locks.close();
+        connector.close();
     }
 
     @Override
@@ -534,24 +366,7 @@ final class RedisQuotaService implements QuotaService {
         if (problem.isPresent()) {
             return CompletableFuture.completedFuture(new Outcome.InvalidAmount(problem.get()));
         }
-        if (buckets.cached(account) != null) {
-            // A split account's deduction may take several calls: it runs on a Warden thread.
-            return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
-        }
-        String marker = layout.markerOf(account);
-        return rawDeduct(via, account, amount, requestId, token).thenCompose(reply -> {
-            if (Buckets.isDraining(reply)) {
-                return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                        () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
-            }
-            if (!Buckets.isSplit(reply)) {
-                return CompletableFuture.completedFuture(Replies.outcome(reply, account, marker, token));
-            }
-            buckets.learned(account, Buckets.splitOf(reply));
-            return CompletableFuture.supplyAsync(() -> routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                    () -> rawDeduct(commands, account, amount, requestId, token), "deduct " + account), splitRouting);
-        });
+        return deductions.deductAsync(via, account, amount, requestId, token);
     }
 
     /** Checks the ids and the lease; the fencing token, or -1 without a lease. */
@@ -575,15 +390,6 @@ final class RedisQuotaService implements QuotaService {
             throw new IllegalArgumentException("fencing token " + token + " is negative");
         }
         return token;
-    }
-
-    private CompletableFuture<List<Object>> rawDeduct(RedisConnection via, String account, long amount, String requestId,
-                                                      long token) {
-        int p = layout.partition(account);
-        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
-                layout.journal(p)};
-        return scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId,
-                token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue());
     }
 
     private CompletableFuture<Outcome> decode(CompletableFuture<List<Object>> call, String account, long token) {
@@ -619,20 +425,5 @@ final class RedisQuotaService implements QuotaService {
         if (closed.get()) {
             throw new QuotaException(Reason.CLOSED, "the quota service for " + endpoint + " is closed");
         }
-    }
-
-    private static long left(long deadline) {
-        return Math.max(0, deadline - System.nanoTime());
-    }
-
-    private static void shutdown(RedisConnector connector, LockClient locks) {
-        if (locks != null) {
-            try {
-                locks.close();
-            } catch (RuntimeException e) {
-                log.warn("closing the lock client failed", e);
-            }
-        }
-        connector.close();
     }
 }

@@ -1,0 +1,146 @@
+package dev.warden.quota.internal;
+
+import dev.warden.quota.EntryKind;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.spi.RedisConnection;
+import dev.warden.quota.spi.ScriptRunner;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Where a balance change goes: the unsplit scripts ({@code deduct.lua}, {@code credit.lua}) for an
+ * account not known to be split, whose answer may be that it is split (or draining into a merge);
+ * {@link Buckets} for a split account. Arguments are checked by the caller; this class only routes.
+ *
+ * <p>A split account's deduction may take several calls in turn, so on the asynchronous paths it runs
+ * on a bounded pool of Warden's own threads, never on Lettuce's I/O or event-executor threads.
+ *
+ * <p>Thread-safe: immutable apart from the pool, which is.
+ */
+final class Deductions implements AutoCloseable {
+
+    private static final String NO_TOKEN = "-";
+    /** Split accounts' deductions in flight at once on the asynchronous paths; more wait in line. */
+    private static final int SPLIT_ROUTING_THREADS = 16;
+    /** Routings after which an account that keeps changing its split is a protocol error. */
+    private static final int MAX_ROUTINGS = 16;
+
+    private final KeyLayout layout;
+    private final ScriptRunner scripts;
+    private final RedisConnection commands;
+    private final Buckets buckets;
+    private final String retentionMillis;
+    private final long syncWaitNanos;
+    private final String endpoint;
+    private final ThreadPoolExecutor splitRouting;
+
+    Deductions(KeyLayout layout, ScriptRunner scripts, RedisConnection commands, Buckets buckets, Duration retention,
+               long syncWaitNanos, String endpoint) {
+        this.layout = layout;
+        this.scripts = scripts;
+        this.commands = commands;
+        this.buckets = buckets;
+        this.retentionMillis = Long.toString(retention.toMillis());
+        this.syncWaitNanos = syncWaitNanos;
+        this.endpoint = endpoint;
+        this.splitRouting = new ThreadPoolExecutor(SPLIT_ROUTING_THREADS, SPLIT_ROUTING_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread t = new Thread(runnable, "warden-quota-split");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.splitRouting.allowCoreThreadTimeOut(true);
+    }
+
+    /** A deduction on the caller's thread; {@code token} is the lease's fencing token, or -1. */
+    Outcome deduct(String account, long amount, String requestId, long token) {
+        return routed(account, EntryKind.DEDUCT, amount, requestId, token,
+                () -> raw(commands, account, amount, requestId, token), "deduct " + account);
+    }
+
+    /** A top-up or refund on the caller's thread. */
+    Outcome credit(EntryKind kind, String account, long amount, String requestId) {
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
+                layout.journal(p)};
+        return routed(account, kind, amount, requestId, -1, () -> scripts.run(commands, Scripts.of(Scripts.Script.CREDIT),
+                keys, account, Long.toString(amount), requestId, kind.wireName(), retentionMillis, layout.markerValue()),
+                kind.wireName() + " " + account);
+    }
+
+    /**
+     * A deduction answered asynchronously: one script call on {@code via} (a batch connection sends
+     * it with the rest of its batch) unless the account is, or turns out to be, split.
+     */
+    CompletableFuture<Outcome> deductAsync(RedisConnection via, String account, long amount, String requestId, long token) {
+        if (buckets.cached(account) != null) {
+            return onSplitRouting(account, amount, requestId, token);
+        }
+        String marker = layout.markerOf(account);
+        return raw(via, account, amount, requestId, token).thenCompose(reply -> {
+            if (Buckets.isDraining(reply)) {
+                return onSplitRouting(account, amount, requestId, token);
+            }
+            if (!Buckets.isSplit(reply)) {
+                return CompletableFuture.completedFuture(Replies.outcome(reply, account, marker, token));
+            }
+            buckets.learned(account, Buckets.splitOf(reply));
+            return onSplitRouting(account, amount, requestId, token);
+        });
+    }
+
+    private CompletableFuture<Outcome> onSplitRouting(String account, long amount, String requestId, long token) {
+        return CompletableFuture.supplyAsync(() -> deduct(account, amount, requestId, token), splitRouting);
+    }
+
+    /**
+     * A change on the calling thread: to the buckets when the account is known to be split, else the
+     * unsplit script, whose answer may be that the account is split (then to the buckets).
+     */
+    private Outcome routed(String account, EntryKind kind, long amount, String requestId, long token,
+                           Supplier<CompletableFuture<List<Object>>> unsplit, String what) {
+        for (int attempt = 0; attempt < MAX_ROUTINGS; attempt++) {
+            Integer n = buckets.cached(account);
+            if (n != null) {
+                Outcome outcome = buckets.change(account, kind, amount, requestId, token, n);
+                if (outcome != null) {
+                    return outcome;
+                }
+            }
+            List<Object> reply = Errors.await(unsplit.get(), syncWaitNanos, endpoint, what);
+            if (Buckets.isDraining(reply)) {
+                // The account key is short while a merge moves the buckets' quota into it: wait for the merge.
+                buckets.awaitMerged(account, syncWaitNanos);
+                continue;
+            }
+            if (!Buckets.isSplit(reply)) {
+                return Replies.outcome(reply, account, layout.markerOf(account), token);
+            }
+            buckets.learned(account, Buckets.splitOf(reply));
+        }
+        throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
+    }
+
+    private CompletableFuture<List<Object>> raw(RedisConnection via, String account, long amount, String requestId, long token) {
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
+                layout.journal(p)};
+        return scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId,
+                token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue());
+    }
+
+    /** Stops the split-routing pool once what it holds has run. */
+    @Override
+    public void close() {
+        splitRouting.shutdown();
+    }
+}
