@@ -2,6 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -241,11 +242,15 @@ final class Calls {
     /**
      * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
      * refused password, say) and take its handler out of the channel before Lettuce's connect step
-     * looks for it, which then reports only "RedisHandshakeHandler not registered".
+     * looks for it, which then reports only "RedisHandshakeHandler not registered"; or the channel's
+     * close is seen first, reported as "Connection closed prematurely". Connecting once more reports
+     * the refusal (a server that really closes the connection closes it again).
      */
     static boolean handshakeLost(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("HandshakeHandler not registered")) {
+            String m = String.valueOf(t.getMessage());
+            if ((t instanceof IllegalStateException && m.contains("HandshakeHandler not registered"))
+                    || (t instanceof RedisConnectionException && m.equals("Connection closed prematurely"))) {
                 return true;
             }
         }
