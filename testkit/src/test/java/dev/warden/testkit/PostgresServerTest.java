@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -34,66 +36,76 @@ class PostgresServerTest {
     private static final Duration SHORT = Duration.ofSeconds(2);
     private static final Duration PATIENT = Duration.ofSeconds(15);
 
+    /** One server for the cases that only read it or add their own table; the rest start their own. */
+    private static PostgresServer shared;
+
+    @BeforeAll
+    static void startShared() {
+        shared = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
     @Test
     @DisplayName("launches a local server on a loopback port that answers select 1")
     void startsAndAnswersSelect1() {
-        try (PostgresServer postgres = PostgresServer.start()) {
-            assertThat(postgres.isRunning()).isTrue();
-            assertThat(postgres.host()).isEqualTo("127.0.0.1");
-            assertThat(postgres.database()).isEqualTo("warden");
-            assertThat(postgres.user()).isEqualTo("warden");
-            assertThat(postgres.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + postgres.port() + "/warden?user=warden");
-            assertThat(postgres.psql("select 1")).isEqualTo("1");
-            assertThat(postgres.psql("select current_database(), current_user, pg_encoding_to_char(encoding)"
-                    + " from pg_database where datname = current_database()")).isEqualTo("warden|warden|UTF8");
-        }
+        PostgresServer postgres = shared;
+        assertThat(postgres.isRunning()).isTrue();
+        assertThat(postgres.host()).isEqualTo("127.0.0.1");
+        assertThat(postgres.database()).isEqualTo("warden");
+        assertThat(postgres.user()).isEqualTo("warden");
+        assertThat(postgres.jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + postgres.port() + "/warden?user=warden");
+        assertThat(postgres.psql("select 1")).isEqualTo("1");
+        assertThat(postgres.psql("select current_database(), current_user, pg_encoding_to_char(encoding)"
+                + " from pg_database where datname = current_database()")).isEqualTo("warden|warden|UTF8");
     }
 
     @Test
     @DisplayName("host, port, user and database work with the psql binary directly")
     void rawPsqlBinaryConnects() throws Exception {
-        try (PostgresServer postgres = PostgresServer.start()) {
-            assertThat(rawPsql(postgres, Map.of(), "select 40 + 2")).isEqualTo(new RawResult(0, "42"));
-        }
+        PostgresServer postgres = shared;
+        assertThat(rawPsql(postgres, Map.of(), "select 40 + 2")).isEqualTo(new RawResult(0, "42"));
     }
 
     @Test
     @DisplayName("a table created through psql reads back, rows and non-ASCII text included")
     void createTableAndReadBack() {
-        try (PostgresServer postgres = PostgresServer.start()) {
-            assertThat(postgres.psql("create table account (id int primary key, name text not null,"
-                    + " remaining bigint check (remaining >= 0))")).isEmpty();
-            assertThat(postgres.psql("insert into account values (1, 'alice', 10), (2, 'välue', 0)")).isEmpty();
-            assertThat(postgres.psql("select id, name, remaining from account order by id"))
-                    .isEqualTo("1|alice|10\n2|välue|0");
-            assertThatThrownBy(() -> postgres.psql("update account set remaining = -1 where id = 2"))
-                    .isInstanceOfSatisfying(PsqlException.class, e -> {
-                        assertThat(e.exitCode()).isEqualTo(1);
-                        assertThat(e.timedOut()).isFalse();
-                        assertThat(e.stderr()).contains("violates check constraint");
-                    });
-        }
+        PostgresServer postgres = shared;
+        assertThat(postgres.psql("create table account (id int primary key, name text not null,"
+                + " remaining bigint check (remaining >= 0))")).isEmpty();
+        assertThat(postgres.psql("insert into account values (1, 'alice', 10), (2, 'välue', 0)")).isEmpty();
+        assertThat(postgres.psql("select id, name, remaining from account order by id"))
+                .isEqualTo("1|alice|10\n2|välue|0");
+        assertThatThrownBy(() -> postgres.psql("update account set remaining = -1 where id = 2"))
+                .isInstanceOfSatisfying(PsqlException.class, e -> {
+                    assertThat(e.exitCode()).isEqualTo(1);
+                    assertThat(e.timedOut()).isFalse();
+                    assertThat(e.stderr()).contains("violates check constraint");
+                });
     }
 
     @Test
     @DisplayName("psql errors throw with psql's standard error")
     void psqlErrorsThrow() {
-        try (PostgresServer postgres = PostgresServer.start()) {
-            assertThatThrownBy(() -> postgres.psql("select * from no_such_table"))
-                    .isInstanceOf(PsqlException.class)
-                    .hasMessageContaining("relation \"no_such_table\" does not exist");
-            assertThat(postgres.psql("select 'still fine'")).isEqualTo("still fine");
-        }
+        PostgresServer postgres = shared;
+        assertThatThrownBy(() -> postgres.psql("select * from no_such_table"))
+                .isInstanceOf(PsqlException.class)
+                .hasMessageContaining("relation \"no_such_table\" does not exist");
+        assertThat(postgres.psql("select 'still fine'")).isEqualTo("still fine");
     }
 
     @Test
     @DisplayName("defaults: fsync and full_page_writes off, synchronous_commit on")
     void defaultSettings() {
-        try (PostgresServer postgres = PostgresServer.start()) {
-            assertThat(postgres.psql("show fsync")).isEqualTo("off");
-            assertThat(postgres.psql("show full_page_writes")).isEqualTo("off");
-            assertThat(postgres.psql("show synchronous_commit")).isEqualTo("on");
-        }
+        PostgresServer postgres = shared;
+        assertThat(postgres.psql("show fsync")).isEqualTo("off");
+        assertThat(postgres.psql("show full_page_writes")).isEqualTo("off");
+        assertThat(postgres.psql("show synchronous_commit")).isEqualTo("on");
     }
 
     @Test

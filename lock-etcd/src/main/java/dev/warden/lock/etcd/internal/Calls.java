@@ -3,8 +3,6 @@ package dev.warden.lock.etcd.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import io.etcd.jetcd.api.AuthGrpc;
-import io.etcd.jetcd.api.AuthenticateRequest;
-import io.etcd.jetcd.api.AuthenticateResponse;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
@@ -22,8 +20,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import io.grpc.StatusException;
-import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.netty.channel.ChannelOption;
@@ -40,7 +36,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -65,15 +60,9 @@ import java.util.function.Consumer;
  *       which also bounds waiting for a ready connection; watches carry none.</li>
  *   <li>Keep-alives and watches ask for a member that has a leader ({@code hasleader}), so a member
  *       cut off from the cluster fails them instead of leaving them silent.</li>
- *   <li>Errors become {@link LockException}s that name the endpoints (redacted): a refused login or
- *       a permission the user's role lacks is {@code ACCESS_DENIED}, anything else
- *       {@code UNAVAILABLE}.</li>
- *   <li>With {@link Credentials}, the driver authenticates once (etcd's {@code Auth.Authenticate})
- *       and sends the token as the {@code token} header of every call, keep-alives and watches
- *       included. A call the server refuses for its token (expired, or older than a change of the
- *       users and roles) authenticates again, once for every call that saw the same token, and is
- *       sent again once: the refused call was not applied, and leases are not tied to tokens, so
- *       the session's lease stays.</li>
+ *   <li>Errors become {@link LockException}s through {@link EtcdErrors}.</li>
+ *   <li>With {@link Credentials}, every call carries the token {@link Tokens} keeps (keep-alives
+ *       and watches included), and a call refused for its token is sent once more with a new one.</li>
  *   <li>A watch carries the token it starts with: etcd checks it when the watch is created, and
  *       cancels a watch it refuses; the attempt then polls again, which authenticates again.</li>
  *   <li>With {@link Tls} ({@code etcds://}), the channel speaks TLS and verifies the member's
@@ -84,8 +73,7 @@ import java.util.function.Consumer;
  *       let every call run into its deadline for two request timeouts.</li>
  * </ul>
  *
- * <p>Concurrency: {@code token} is guarded by {@code this} (an authentication is started, never
- * awaited, under it); everything else is final and thread-safe (the channel, the executors).
+ * <p>Concurrency: every field is final and thread-safe (the channel, the executors, the tokens).
  */
 final class Calls {
 
@@ -103,11 +91,9 @@ final class Calls {
     private final ManagedChannel channel;
     private final Channel withLeader;
     private final StalledMember stalled;
-    private final Credentials credentials;
+    private final Tokens tokens;
+    private final EtcdErrors errors;
     private final boolean tls;
-
-    /** The token of the last authentication, or of the one under way; null before the first. Guarded by {@code this}. */
-    private CompletableFuture<String> token;
 
     Calls(ScheduledExecutorService timers, Executor completions, Duration timeout, String endpoints,
           List<InetSocketAddress> members, Duration connectTimeout, ThreadFactory ioThreads,
@@ -116,7 +102,9 @@ final class Calls {
         this.completions = completions;
         this.timeout = timeout;
         this.endpoints = endpoints;
-        this.credentials = credentials;
+        this.errors = new EtcdErrors(endpoints, credentials);
+        this.tokens = new Tokens(credentials, endpoints, (request, limit) -> send("authenticating user '"
+                + request.getName() + "'", limit, AuthGrpc.getAuthenticateMethod(), request, null));
         this.tls = tls.isPresent();
         this.io = new MultiThreadIoEventLoopGroup(1, ioThreads, NioIoHandler.newFactory());
         Members.Order order = new Members.Order(members);
@@ -168,14 +156,8 @@ final class Calls {
      * within the same limit.
      */
     <Q, R> CompletableFuture<R> unary(String what, Duration limit, MethodDescriptor<Q, R> method, Q request) {
-        if (!credentials.present()) {
-            return send(what, limit, method, request, null);
-        }
         long deadline = System.nanoTime() + limit.toNanos();
-        return token(limit).thenCompose(t -> send(what, remaining(deadline), method, request, t)
-                .exceptionallyCompose(error -> staleToken(error)
-                        ? renewToken(t, remaining(deadline)).thenCompose(t2 -> send(what, remaining(deadline), method, request, t2))
-                        : CompletableFuture.failedFuture(error)));
+        return tokens.call(limit, t -> send(what, remaining(deadline), method, request, t));
     }
 
     private static Duration remaining(long deadline) {
@@ -213,7 +195,7 @@ final class Calls {
                     if (status.isOk() && value != null) {
                         result.complete(value);
                     } else {
-                        result.completeExceptionally(translate(what, status.isOk()
+                        result.completeExceptionally(errors.translate(what, status.isOk()
                                 ? Status.INTERNAL.withDescription("no answer").asRuntimeException()
                                 : status.asRuntimeException(trailers)));
                     }
@@ -223,86 +205,9 @@ final class Calls {
             call.sendMessage(request);
             call.halfClose();
         } catch (RuntimeException e) {
-            result.completeExceptionally(translate(what, e));
+            result.completeExceptionally(errors.translate(what, e));
         }
         return result;
-    }
-
-    /** The current token, authenticating first when there is none (or the last attempt failed). */
-    private synchronized CompletableFuture<String> token(Duration limit) {
-        if (token == null || token.isCompletedExceptionally()) {
-            token = authenticate(limit);
-        }
-        return token;
-    }
-
-    /** A new token instead of {@code stale}, unless another call already replaced it. */
-    private synchronized CompletableFuture<String> renewToken(String stale, Duration limit) {
-        if (token == null || token.isCompletedExceptionally() || (token.isDone() && stale.equals(token.getNow(null)))) {
-            log.debug("etcd at {} refused the token of user {}; authenticating again", endpoints, credentials.username().orElse("-"));
-            token = authenticate(limit);
-        }
-        return token;
-    }
-
-    /** The token to send on a stream now: the last one obtained, or none. */
-    private synchronized String currentToken() {
-        return token != null && token.isDone() && !token.isCompletedExceptionally() ? token.getNow(null) : null;
-    }
-
-    /**
-     * etcd's {@code Auth.Authenticate} for the configured user: the token, or "" when the server has
-     * authentication disabled (calls then go without one). A refusal is {@code ACCESS_DENIED}.
-     */
-    private CompletableFuture<String> authenticate(Duration limit) {
-        String user = credentials.username().orElseThrow();
-        AuthenticateRequest request = AuthenticateRequest.newBuilder().setName(user)
-                .setPassword(credentials.password().orElseThrow()).build();
-        CompletableFuture<AuthenticateResponse> answer = send("authenticating user '" + user + "'", limit,
-                AuthGrpc.getAuthenticateMethod(), request, null);
-        return answer.handle((r, error) -> {
-            if (error == null) {
-                return r.getToken();
-            }
-            Status status = status(error);
-            String description = status == null ? "" : String.valueOf(status.getDescription());
-            if (description.contains("authentication is not enabled")) {
-                log.info("etcd at {} has authentication disabled; calls go without a token for user {}", endpoints, user);
-                return "";
-            }
-            if (description.contains("authentication failed") || (status != null && status.getCode() == Status.Code.UNAUTHENTICATED)) {
-                throw new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused to authenticate user '"
-                        + user + "': invalid user name or password (" + Redaction.redact(description) + ")");
-            }
-            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
-        });
-    }
-
-    /** Whether the server refused a call for its token: expired, unknown, or older than a change of users and roles. */
-    private static boolean staleToken(Throwable error) {
-        Status status = status(error);
-        if (status == null) {
-            return false;
-        }
-        String description = String.valueOf(status.getDescription());
-        return description.contains("invalid auth token") || description.contains("revision of auth store is old")
-                || description.contains("user name is empty")
-                || (status.getCode() == Status.Code.UNAUTHENTICATED && !description.contains("authentication failed"));
-    }
-
-    /** The gRPC status in {@code error}'s causes, or null. */
-    static Status status(Throwable error) {
-        Throwable t = error;
-        for (int depth = 0; t != null && depth < 10; depth++) {
-            if (t instanceof StatusRuntimeException sre) {
-                return sre.getStatus();
-            }
-            if (t instanceof StatusException se) {
-                return se.getStatus();
-            }
-            t = t.getCause() == t ? null : t.getCause();
-        }
-        return null;
     }
 
     /**
@@ -310,14 +215,7 @@ final class Calls {
      * the server's answer, whose TTL is 0 when the lease is gone.
      */
     CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(String what, long leaseId) {
-        if (!credentials.present()) {
-            return keepAliveOnce(what, leaseId, null);
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        return token(timeout).thenCompose(t -> keepAliveOnce(what, leaseId, t)
-                .exceptionallyCompose(error -> staleToken(error)
-                        ? renewToken(t, remaining(deadline)).thenCompose(t2 -> keepAliveOnce(what, leaseId, t2))
-                        : CompletableFuture.failedFuture(error)));
+        return tokens.call(timeout, t -> keepAliveOnce(what, leaseId, t));
     }
 
     private CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(String what, long leaseId, String token) {
@@ -335,7 +233,7 @@ final class Calls {
                 public void onClose(Status status, Metadata trailers) {
                     stalled.ended(status, call);
                     if (!result.isDone()) {
-                        result.completeExceptionally(translate(what, status.isOk()
+                        result.completeExceptionally(errors.translate(what, status.isOk()
                                 ? Status.INTERNAL.withDescription("stream ended without an answer").asRuntimeException()
                                 : status.asRuntimeException(trailers)));
                     }
@@ -346,7 +244,7 @@ final class Calls {
             // The server answers a request before it reads the end of the stream.
             call.halfClose();
         } catch (RuntimeException e) {
-            result.completeExceptionally(translate(what, e));
+            result.completeExceptionally(errors.translate(what, e));
         }
         return result;
     }
@@ -376,9 +274,9 @@ final class Calls {
                 if (status.getCode() == Status.Code.CANCELLED && status.getCause() instanceof WatchCancelled) {
                     return;
                 }
-                onEnd.accept(status.isOk() ? null : translate(what, status.asRuntimeException(trailers)));
+                onEnd.accept(status.isOk() ? null : errors.translate(what, status.asRuntimeException(trailers)));
             }
-        }, headers(currentToken()));
+        }, headers(tokens.current()));
         call.request(1);
         call.sendMessage(create);
         return () -> call.cancel("watch no longer needed", new WatchCancelled());
@@ -429,56 +327,6 @@ final class Calls {
         }
     }
 
-    LockException translate(String what, Throwable error) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof LockException e) {
-            return e;
-        }
-        Status status = status(cause);
-        String description = status == null ? "" : String.valueOf(status.getDescription());
-        String user = credentials.username().map(u -> "user '" + u + "'").orElse("no user");
-        if ((status != null && status.getCode() == Status.Code.PERMISSION_DENIED) || description.contains("permission denied")) {
-            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what + " to " + user
-                    + ": permission denied (" + (credentials.present() ? "the user needs"
-                    : "set warden.lock.etcd.username and password, for a user with") + " a role with readwrite on the namespace's key prefix)",
-                    cause);
-        }
-        if (description.contains("user name is empty")) {
-            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what
-                    + ": the server requires authentication; set warden.lock.etcd.username and warden.lock.etcd.password", cause);
-        }
-        if (description.contains("authentication failed")) {
-            return new LockException(LockException.Reason.ACCESS_DENIED, "etcd at " + endpoints + " refused " + what + " to " + user
-                    + ": invalid user name or password", cause);
-        }
-        return new LockException(LockException.Reason.UNAVAILABLE,
-                "etcd at " + endpoints + " failed " + what + ": " + Redaction.redact(describe(cause)), cause);
-    }
-
-    /**
-     * A failure's message, with the transport's cause when gRPC only says "io exception" or
-     * similar: the first TLS failure in the chain, else the deepest cause that says something.
-     */
-    static String describe(Throwable cause) {
-        String message = String.valueOf(cause.getMessage());
-        Throwable detail = null;
-        Throwable t = cause.getCause();
-        for (int depth = 0; t != null && depth < 10; depth++) {
-            if (t.getMessage() != null) {
-                detail = t;
-                if (t instanceof javax.net.ssl.SSLException) {
-                    break;
-                }
-            }
-            t = t.getCause() == t ? null : t.getCause();
-        }
-        if (detail != null && !message.contains(detail.getMessage())) {
-            message += " (" + detail.getClass().getSimpleName() + ": " + detail.getMessage() + ")";
-        }
-        // gRPC adds the channel pipeline on a line of its own, which says nothing to a user.
-        return message.replaceAll("\\s*\\R?\\s*Channel Pipeline: \\[[^\\]]*\\]", "").replaceAll("\\s*\\R\\s*", " ");
-    }
-
     /**
      * Waits until the channel is connected to a member, at most {@code limit}: null when connected,
      * else the last connection failure seen (a {@link java.util.concurrent.TimeoutException} when
@@ -497,9 +345,9 @@ final class Calls {
                 Throwable failure = probe();
                 if (failure != null) {
                     last = failure;
-                    if (tlsFailure(failure)) {
+                    if (EtcdErrors.tlsFailure(failure)) {
                         throw new LockException(LockException.Reason.UNAVAILABLE, "TLS handshake with etcd at " + endpoints
-                                + " failed: " + Redaction.redact(describe(failure))
+                                + " failed: " + Redaction.redact(EtcdErrors.describe(failure))
                                 + " (check warden.lock.etcd.tls.trust-store and tls.key-store, that the endpoint's host is in the server's"
                                 + " certificate, and that the server speaks TLS)", failure);
                     }
@@ -524,26 +372,19 @@ final class Calls {
             r.get(1, TimeUnit.SECONDS);
             return null;
         } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
+            Throwable cause = EtcdErrors.unwrap(e);
             // The transport's failure itself, not the "failed a connection check" wrapper.
             Throwable raw = cause instanceof LockException && cause.getCause() != null ? cause.getCause() : cause;
-            Status status = status(raw);
+            Status status = EtcdErrors.status(raw);
             return status != null && status.getCode() == Status.Code.UNAVAILABLE ? raw : null;
         } catch (java.util.concurrent.TimeoutException e) {
             return null;
         }
     }
 
-    /** Whether a connection failed in TLS: an untrusted certificate, a host name mismatch, a server not speaking TLS. */
-    static boolean tlsFailure(Throwable error) {
-        Throwable t = error;
-        for (int depth = 0; t != null && depth < 10; depth++) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                return true;
-            }
-            t = t.getCause() == t ? null : t.getCause();
-        }
-        return false;
+    /** {@link EtcdErrors#translate}, for what the driver sends on its own streams. */
+    LockException translate(String what, Throwable error) {
+        return errors.translate(what, error);
     }
 
     /** Whether TLS is on. */
@@ -551,38 +392,4 @@ final class Calls {
         return tls;
     }
 
-    static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    /** Whether the server said the lease does not exist (expired or revoked). */
-    static boolean leaseNotFound(Throwable error) {
-        Throwable t = unwrap(error);
-        while (t != null) {
-            Status status = t instanceof StatusRuntimeException sre ? sre.getStatus()
-                    : t instanceof StatusException se ? se.getStatus() : null;
-            if (status != null && status.getCode() == Status.Code.NOT_FOUND
-                    && String.valueOf(status.getDescription()).contains("lease not found")) {
-                return true;
-            }
-            if (t instanceof LeaseGone) {
-                return true;
-            }
-            t = t.getCause() == t ? null : t.getCause();
-        }
-        return false;
-    }
-
-    /** The lease of a session is gone on the server, or the session was lost locally. */
-    static final class LeaseGone extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        LeaseGone(String message) {
-            super(message, null, false, false);
-        }
-    }
 }

@@ -149,7 +149,7 @@ final class EtcdAttempt implements LockAttempt {
             if (error == null) {
                 return CompletableFuture.completedFuture(grant);
             }
-            if (!Calls.leaseNotFound(error)) {
+            if (!EtcdErrors.leaseNotFound(error)) {
                 return CompletableFuture.<Optional<Grant>>failedFuture(error);
             }
             synchronized (this) {
@@ -157,7 +157,7 @@ final class EtcdAttempt implements LockAttempt {
                 created = Created.NO;
             }
             s.lose(new LockException(LockException.Reason.UNAVAILABLE, "etcd lease " + Long.toHexString(s.leaseId())
-                    + " is gone (expired or revoked on the server)", Calls.unwrap(error)));
+                    + " is gone (expired or revoked on the server)", EtcdErrors.unwrap(error)));
             return driver.session().thenCompose(next -> create(next, LeaseGone.FAIL, leftovers));
         }).thenCompose(f -> f);
     }
@@ -387,7 +387,7 @@ final class EtcdAttempt implements LockAttempt {
 
     private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
         return op.get().handle((r, error) -> {
-            if (error != null && !Calls.leaseNotFound(error)) {
+            if (error != null && !EtcdErrors.leaseNotFound(error)) {
                 driver.retryInBackground(what, op, s);
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
             }

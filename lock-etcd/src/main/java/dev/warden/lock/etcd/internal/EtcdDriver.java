@@ -105,7 +105,7 @@ public final class EtcdDriver implements LockDriver {
             return driver;
         } catch (ExecutionException e) {
             driver.close();
-            Throwable cause = Calls.unwrap(e);
+            Throwable cause = EtcdErrors.unwrap(e);
             if (cause instanceof LockException le && (le.reason() == LockException.Reason.CONFIGURATION
                     || le.reason() == LockException.Reason.ACCESS_DENIED)) {
                 throw le;
@@ -132,7 +132,7 @@ public final class EtcdDriver implements LockDriver {
         if (failure == null) {
             return "";
         }
-        return "; last connection failure: " + Redaction.redact(Calls.describe(failure))
+        return "; last connection failure: " + Redaction.redact(EtcdErrors.describe(failure))
                 + (tls ? "" : " (if the server expects TLS, use etcds:// endpoints and warden.lock.etcd.tls.trust-store)");
     }
 
@@ -253,7 +253,7 @@ public final class EtcdDriver implements LockDriver {
                 && r.getKvs(0).getLease() == g.session().leaseId());
         return alive.handle((v, error) -> error).thenCombine(keyThere, (keepAliveError, there) -> {
             if (keepAliveError != null) {
-                if (Calls.leaseNotFound(keepAliveError)) {
+                if (EtcdErrors.leaseNotFound(keepAliveError)) {
                     return false;
                 }
                 throw new java.util.concurrent.CompletionException(keepAliveError);
@@ -291,7 +291,7 @@ public final class EtcdDriver implements LockDriver {
                 return;
             }
             op.get().whenComplete((r, error) -> {
-                if (error != null && !Calls.leaseNotFound(error)) {
+                if (error != null && !EtcdErrors.leaseNotFound(error)) {
                     log.debug("{} not confirmed yet, retrying", what, error);
                     retryInBackground(what, op, session);
                 }

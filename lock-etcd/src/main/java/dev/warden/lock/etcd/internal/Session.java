@@ -83,12 +83,12 @@ final class Session {
 
     /**
      * One keep-alive, sent now. Completes normally when the server confirmed the lease; fails with
-     * {@link Calls.LeaseGone} (after losing the session) when the lease is gone, or with the
+     * {@link EtcdErrors.LeaseGone} (after losing the session) when the lease is gone, or with the
      * transport error.
      */
     CompletableFuture<Void> keepAliveOnce() {
         if (lost.isDone()) {
-            return CompletableFuture.failedFuture(new Calls.LeaseGone("etcd lease " + Long.toHexString(leaseId)
+            return CompletableFuture.failedFuture(new EtcdErrors.LeaseGone("etcd lease " + Long.toHexString(leaseId)
                     + " was lost"));
         }
         long sentAt = System.nanoTime();
@@ -98,11 +98,11 @@ final class Session {
                         confirm(sentAt);
                         return null;
                     }
-                    if (error == null || Calls.leaseNotFound(error)) {
+                    if (error == null || EtcdErrors.leaseNotFound(error)) {
                         LockException why = new LockException(LockException.Reason.UNAVAILABLE,
                                 "etcd lease " + Long.toHexString(leaseId) + " is gone (expired or revoked on the server)");
                         lose(why);
-                        throw new Calls.LeaseGone(why.getMessage());
+                        throw new EtcdErrors.LeaseGone(why.getMessage());
                     }
                     throw error instanceof RuntimeException r ? r : new RuntimeException(error);
                 });
