@@ -1,8 +1,6 @@
 package dev.warden.quota.ledger;
 
 import dev.warden.lock.Lease;
-import dev.warden.quota.EntryKind;
-import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.internal.JournalStreams;
 import dev.warden.quota.spi.KeyLayout;
@@ -28,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * One consumer's loop, on its own thread: rebalance (register, drop lost partitions, shed, take),
  * sweep owned partitions for entries pending on others, read new entries, write each partition's batch
  * fenced, compensate replays, acknowledge and trim. The policy lives here; the stream protocol is
- * {@link JournalStreams}', the SQL {@link LedgerSql}'s, the lifecycle {@link LedgerConsumer}'s.
+ * {@link JournalStreams}', the SQL {@link LedgerSql}'s, undoing a replay {@link Compensations}', the
+ * lifecycle {@link LedgerConsumer}'s.
  *
  * <p>Confined to its thread: the loop connection ({@code streams}), the ownership, {@code fences} and
  * {@code dialect}. {@code running} and {@code ownedSnapshot} are volatile (read by other threads);
@@ -49,13 +48,13 @@ final class ConsumerLoop implements Runnable {
     private final DataSource dataSource;
     private final LedgerListener listener;
     private final JournalStreams streams;
-    private final QuotaService quota;
     private final PartitionOwnership ownership;
     private final ConsumerRegistry registry;
     private final ConsumerCounters counters;
     private final Map<String, Integer> partitionOf = new HashMap<>();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final Map<Integer, PartitionFence> fences = new HashMap<>();
+    private final Compensations compensations;
     private volatile boolean running = true;
     private volatile Set<Integer> ownedSnapshot = Set.of();
     private Ledger.Dialect dialect;
@@ -68,10 +67,10 @@ final class ConsumerLoop implements Runnable {
         this.dataSource = parts.dataSource();
         this.listener = parts.listener();
         this.streams = parts.streams();
-        this.quota = parts.quota();
         this.ownership = parts.ownership();
         this.registry = parts.registry();
         this.counters = parts.counters();
+        this.compensations = new Compensations(dataSource, parts.quota(), listener);
         for (int p : settings.candidates()) {
             partitionOf.put(layout.journal(p), p);
         }
@@ -365,7 +364,7 @@ final class ConsumerLoop implements Runnable {
                         s.reason, s.detail, s.raw.fields());
                 notify(() -> listener.quarantined(q));
             } else if (s.action == BatchWriter.Action.COMPENSATE || s.action == BatchWriter.Action.COMPENSATE_AGAIN) {
-                compensate(read.stream(), s);
+                compensations.compensate(read.stream(), s);
             }
         }
     }
@@ -403,11 +402,7 @@ final class ConsumerLoop implements Runnable {
      * which leaves that partition's alone).
      */
     private BatchWriter.Together writeTogetherWithRetry(List<Read> reads) {
-        Duration backoff = settings.initialBackoff();
-        while (true) {
-            if (!running) {
-                throw new Stopped();
-            }
+        return withRetry(() -> "a round of " + reads.size() + " partitions", () -> {
             List<BatchWriter.Part> parts = new ArrayList<>();
             for (Read r : reads) {
                 PartitionFence fence = fences.get(r.partition());
@@ -420,28 +415,13 @@ final class ConsumerLoop implements Runnable {
             try (Connection c = dataSource.getConnection()) {
                 ensureDialect(c);
                 return new BatchWriter(dialect).writeTogether(c, parts, lockTimeout());
-            } catch (SQLException | RuntimeException e) {
-                if (e instanceof Stopped) {
-                    throw (Stopped) e;
-                }
-                counters.databaseRetries.incrementAndGet();
-                Duration wait = backoff;
-                log.warn("ledger: writing a round of {} partitions failed ({}); retrying in {} ms", reads.size(),
-                        e.toString(), wait.toMillis());
-                notify(() -> listener.databaseUnavailable(e, wait));
-                pause(wait);
-                backoff = next(backoff);
             }
-        }
+        });
     }
 
     /** The batch's steps once committed; null when the partition is no longer this consumer's. */
     private List<BatchWriter.Step> writeWithRetry(int partition, String stream, List<BatchWriter.Raw> raws) {
-        Duration backoff = settings.initialBackoff();
-        while (true) {
-            if (!running) {
-                throw new Stopped();
-            }
+        return withRetry(() -> "a batch of " + raws.size() + " entries", () -> {
             PartitionFence fence = fences.get(partition);
             Lease lease = ownership.lease(partition);
             if (fence == null || lease == null || !lease.isValid()) {
@@ -453,14 +433,34 @@ final class ConsumerLoop implements Runnable {
             } catch (PartitionFence.FencedOut e) {
                 fencedOut(partition, e.getMessage());
                 return null;
+            }
+        });
+    }
+
+    /** A write to the database; null when the partitions it writes are no longer this consumer's. */
+    private interface Write<T> {
+        T attempt() throws SQLException;
+    }
+
+    /**
+     * {@code write} until it returns, waiting with backoff after each database failure (counted and told
+     * to the listener); throws {@link Stopped} once the consumer is stopping.
+     */
+    private <T> T withRetry(java.util.function.Supplier<String> what, Write<T> write) {
+        Duration backoff = settings.initialBackoff();
+        while (true) {
+            if (!running) {
+                throw new Stopped();
+            }
+            try {
+                return write.attempt();
             } catch (SQLException | RuntimeException e) {
                 if (e instanceof Stopped) {
                     throw (Stopped) e;
                 }
                 counters.databaseRetries.incrementAndGet();
                 Duration wait = backoff;
-                log.warn("ledger: writing a batch of {} entries failed ({}); retrying in {} ms", raws.size(), e.toString(),
-                        wait.toMillis());
+                log.warn("ledger: writing {} failed ({}); retrying in {} ms", what.get(), e.toString(), wait.toMillis());
                 notify(() -> listener.databaseUnavailable(e, wait));
                 pause(wait);
                 backoff = next(backoff);
@@ -494,35 +494,6 @@ final class ConsumerLoop implements Runnable {
             dialect = Ledger.Dialect.of(c);
             Ledger.verifySchema(dataSource);
         }
-    }
-
-    /**
-     * Undoes a replay in Redis under a derived request id. Throws when Redis is unavailable: the batch
-     * then stays unacknowledged, and the redelivery compensates again (idempotent by that request id).
-     */
-    private void compensate(String stream, BatchWriter.Step s) {
-        JournalEntry e = s.entry;
-        String requestId = s.compensationRequestId();
-        Outcome outcome = s.compensationKind() == EntryKind.REFUND
-                ? quota.refund(e.account(), e.amount(), requestId)
-                : quota.deduct(e.account(), e.amount(), requestId);
-        String status = outcome.status().name();
-        if (outcome.isApplied()) {
-            log.warn("ledger: request id '{}' of account {} reached Redis again after its idempotency record expired"
-                    + " (entry {}); compensated with a {} of {} as '{}'", e.requestId(), e.account(), e.entryId(),
-                    s.compensationKind().wireName(), e.amount(), requestId);
-        } else {
-            log.error("ledger: could not compensate the replay of request id '{}' of account {} (entry {}): Redis"
-                    + " answered {}; reconciliation will report the drift", e.requestId(), e.account(), e.entryId(), outcome);
-        }
-        try (Connection c = dataSource.getConnection()) {
-            BatchWriter.recordOutcome(c, stream, s.position, status);
-        } catch (SQLException | RuntimeException ex) {
-            log.warn("ledger: could not record the outcome {} of compensation {} (its journal entry records it)", status,
-                    requestId, ex);
-        }
-        Compensation compensation = new Compensation(e, requestId, s.compensationKind(), status);
-        notify(() -> listener.compensated(compensation));
     }
 
     private void reportLag() {
