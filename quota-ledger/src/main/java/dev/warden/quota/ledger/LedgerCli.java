@@ -347,8 +347,9 @@ public final class LedgerCli implements Callable<Integer> {
             try (HikariDataSource ds = database.open();
                  Reconciler r = Reconciler.create(redis.settings(), ds, redis.group)) {
                 BootstrapReport b = r.bootstrap();
-                System.out.println("bootstrap: " + b.accountsLoaded() + " accounts loaded, " + b.accountsPresent()
-                        + " already present, " + b.markersWritten() + " partition markers written");
+                System.out.println("bootstrap: " + b.accountsLoaded() + " accounts loaded (" + b.balancesLoaded()
+                        + " named balances), " + b.accountsPresent() + " already present, " + b.markersWritten()
+                        + " partition markers written");
                 return 0;
             }
         }

@@ -63,8 +63,8 @@ import java.util.function.Consumer;
  * so a change landing in between is never overwritten. Accounts only Redis holds are reported, never
  * deleted. No journal entry is written: the ledger already holds the balance.
  *
- * <p><b>Bootstrap</b>: after Redis lost its data, writes every database account that Redis lacks,
- * then every partition's marker (quota-core writes a partition's marker when the first account there is
+ * <p><b>Bootstrap</b>: after Redis lost its data, writes every database account that Redis lacks
+ * (with its named balances), then every partition's marker (quota-core writes a partition's marker when the first account there is
  * opened, and a partition without one answers DATA_LOST, so bootstrap writes all of them, also for
  * partitions that hold no account). Idempotent: accounts Redis holds are left alone. Run it before
  * letting traffic back in; the journal consumer recreates its consumer groups by itself.
@@ -327,6 +327,7 @@ public final class Reconciler implements AutoCloseable {
     public synchronized BootstrapReport bootstrap() {
         int loaded = 0;
         int present = 0;
+        int balances = 0;
         try (Connection c = dataSource.getConnection()) {
             String after = "";
             while (true) {
@@ -346,15 +347,21 @@ public final class Reconciler implements AutoCloseable {
                 }
                 Map<String, CompletableFuture<RepairReport.Status>> calls = new LinkedHashMap<>();
                 page.forEach((account, balance) -> calls.put(account, restore(account, OptionalLong.empty(), balance, false)));
+                Set<String> loadedHere = new HashSet<>();
                 for (Map.Entry<String, CompletableFuture<RepairReport.Status>> e : calls.entrySet()) {
                     switch (await(e.getValue(), "load account " + e.getKey())) {
-                        case APPLIED -> loaded++;
+                        case APPLIED -> {
+                            loaded++;
+                            loadedHere.add(e.getKey());
+                        }
                         case CHANGED -> present++;
                         default -> throw new QuotaException(Reason.PARTITIONS_CHANGED, "partition marker "
                                 + layout.markerOf(e.getKey()) + " was written for another partition count");
                     }
                 }
-                after = new ArrayList<>(page.keySet()).get(page.size() - 1);
+                String last = new ArrayList<>(page.keySet()).get(page.size() - 1);
+                balances += loadBalances(c, after, last, loadedHere);
+                after = last;
             }
         } catch (SQLException e) {
             throw new QuotaException(Reason.DATABASE, "could not read the ledger's accounts: " + e.getMessage(), e);
@@ -377,9 +384,44 @@ public final class Reconciler implements AutoCloseable {
             throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed writing partition"
                     + " markers: " + e.getMessage(), e);
         }
-        log.warn("ledger bootstrap: {} accounts loaded into Redis from the database, {} already there, {} partition"
-                + " markers written", loaded, present, markers);
-        return new BootstrapReport(loaded, present, markers);
+        log.warn("ledger bootstrap: {} accounts loaded into Redis from the database ({} named balances), {} already"
+                + " there, {} partition markers written", loaded, balances, present, markers);
+        return new BootstrapReport(loaded, present, markers, balances);
+    }
+
+    /**
+     * Writes the named balances the database holds for the accounts of {@code (after, last]} that were
+     * just loaded (never over a balance Redis has: HSETNX); the number written. Runs before the
+     * partition markers exist, so no posting can touch these accounts meanwhile.
+     */
+    private int loadBalances(Connection c, String after, String last, Set<String> loaded) throws SQLException {
+        if (loaded.isEmpty()) {
+            return 0;
+        }
+        int written = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT account, name, amount FROM ledger_balances"
+                + " WHERE account > ? AND account <= ? ORDER BY account, name")) {
+            ps.setString(1, after);
+            ps.setString(2, last);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String account = rs.getString(1);
+                    if (!loaded.contains(account)) {
+                        continue;
+                    }
+                    try {
+                        if (Boolean.TRUE.equals(redis.hsetnx(layout.balancesKey(account), rs.getString(2),
+                                Long.toString(rs.getLong(3))))) {
+                            written++;
+                        }
+                    } catch (RedisException e) {
+                        throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed loading the"
+                                + " named balances of account " + account + ": " + e.getMessage(), e);
+                    }
+                }
+            }
+        }
+        return written;
     }
 
     // ---- schedule ----

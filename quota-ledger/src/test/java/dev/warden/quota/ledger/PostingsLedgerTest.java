@@ -65,6 +65,60 @@ class PostingsLedgerTest {
     }
 
     @Test
+    @DisplayName("Redis loses the tenant's data: bootstrap loads each account with its named balances from the database, once")
+    void bootstrapRestoresNamedBalances() throws SQLException {
+        Tenant t = Tenant.fresh();
+        try (HikariDataSource pg = Support.freshPostgres(postgres.server());
+             QuotaService quota = QuotaService.create(t.settings());
+             Reconciler reconciler = Reconciler.create(t.settings(), pg)) {
+            List<String> accounts = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                String a = "b-" + i + "-" + UUID.randomUUID();
+                quota.open(a, 300);
+                quota.openBalance(a, "plan");
+                quota.openBalance(a, "points");
+                assertThat(quota.post(a, "fund", Map.of("plan", 100L + i, "points", 7L))).isInstanceOf(PostingOutcome.Posted.class);
+                assertThat(quota.post(a, "use", Map.of("plan", -(1L + i)))).isInstanceOf(PostingOutcome.Posted.class);
+                accounts.add(a);
+            }
+            // Opened but never posted to: the ledger has no row for it.
+            quota.openBalance(accounts.get(0), "coupons");
+            try (LedgerConsumer c = t.consumer(pg)) {
+                Support.drained(c);
+            }
+            Map<String, SortedMap<String, Long>> before = new java.util.HashMap<>();
+            for (String a : accounts) {
+                before.put(a, databaseBalances(pg, a));
+            }
+
+            // The tenant's data is gone from Redis (its keys only: other tests share the server).
+            Object keys = server().command("KEYS", t.settings().get("warden.quota.namespace") + ":*");
+            for (Object key : (List<?>) keys) {
+                server().command("DEL", String.valueOf(key));
+            }
+            assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(dev.warden.quota.QuotaException.class,
+                    () -> quota.balances(accounts.get(1))).reason()).isEqualTo(dev.warden.quota.QuotaException.Reason.DATA_LOST);
+
+            BootstrapReport report = reconciler.bootstrap();
+            assertThat(report.accountsLoaded()).isEqualTo(accounts.size());
+            assertThat(report.balancesLoaded()).isEqualTo(2 * accounts.size());
+            for (String a : accounts) {
+                assertThat(quota.balances(a)).as("named balances of %s", a).hasValue(before.get(a));
+                assertThat(before.get(a)).containsKeys("plan", "points");
+            }
+            assertThat(quota.balances(accounts.get(0)).orElseThrow()).doesNotContainKey("coupons");
+            assertThat(quota.post(accounts.get(2), "after", Map.of("plan", -5L, "points", 1L))).isInstanceOf(PostingOutcome.Posted.class);
+            BootstrapReport again = reconciler.bootstrap();
+            assertThat(again.accountsLoaded()).isZero();
+            assertThat(again.balancesLoaded()).isZero();
+            try (LedgerConsumer c = t.consumer(pg)) {
+                Support.drained(c);
+            }
+            assertThat(reconciler.check().drifted()).isEmpty();
+        }
+    }
+
+    @Test
     @DisplayName("H2 (migrated to the latest version): the same")
     void onH2() throws SQLException {
         DataSource h2 = Support.h2();
