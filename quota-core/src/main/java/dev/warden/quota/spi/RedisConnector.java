@@ -178,8 +178,14 @@ public final class RedisConnector implements AutoCloseable {
     private CompletableFuture<RedisConnection> attempt() {
         try {
             if (client instanceof RedisClusterClient cluster) {
+                // A connection whose primaries could not all be reached is closed, not left open until the connector closes.
                 return readTopology(cluster).thenCompose(v -> cluster.connectAsync(StringCodec.UTF8))
-                        .thenCompose(RedisConnector::toEveryPrimary).thenApply(RedisConnection::new);
+                        .thenCompose(c -> toEveryPrimary(c).whenComplete((ok, e) -> {
+                            if (e != null) {
+                                c.closeAsync();
+                            }
+                        }))
+                        .thenApply(RedisConnection::new);
             }
             return ((RedisClient) client).connectAsync(StringCodec.UTF8, endpoint.uris().get(0)).toCompletableFuture()
                     .thenApply(RedisConnection::new);

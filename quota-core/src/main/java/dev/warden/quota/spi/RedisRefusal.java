@@ -38,8 +38,7 @@ public final class RedisRefusal {
      * refused password, say) and take its handler out of the channel before Lettuce's connect step
      * looks for it, which then reports only "RedisHandshakeHandler not registered"; or the channel's
      * close is seen first, reported as "Connection closed prematurely". Connecting once more reports
-     * the refusal (a server that really closes the connection closes it again). Connecting once
-     * more reports the refusal.
+     * the refusal (a server that really closes the connection closes it again).
      */
     public static boolean handshakeLost(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {

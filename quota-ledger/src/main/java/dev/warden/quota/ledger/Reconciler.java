@@ -328,6 +328,7 @@ public final class Reconciler implements AutoCloseable {
         int loaded = 0;
         int present = 0;
         int balances = 0;
+        Set<Integer> unmarked = unmarkedPartitions();
         try (Connection c = dataSource.getConnection()) {
             String after = "";
             while (true) {
@@ -354,7 +355,14 @@ public final class Reconciler implements AutoCloseable {
                             loaded++;
                             loadedHere.add(e.getKey());
                         }
-                        case CHANGED -> present++;
+                        case CHANGED -> {
+                            present++;
+                            // Present in a partition still without its marker: a bootstrap that stopped before
+                            // its markers loaded it, and perhaps not its named balances.
+                            if (unmarked.contains(layout.partition(e.getKey()))) {
+                                loadedHere.add(e.getKey());
+                            }
+                        }
                         default -> throw new QuotaException(Reason.PARTITIONS_CHANGED, "partition marker "
                                 + layout.markerOf(e.getKey()) + " was written for another partition count");
                     }
@@ -389,9 +397,25 @@ public final class Reconciler implements AutoCloseable {
         return new BootstrapReport(loaded, present, markers, balances);
     }
 
+    /** The partitions without a marker: no traffic runs there (DATA_LOST) until bootstrap writes it. */
+    private Set<Integer> unmarkedPartitions() {
+        Set<Integer> unmarked = new HashSet<>();
+        try {
+            for (int p = 0; p < layout.partitions(); p++) {
+                if (redis.get(layout.marker(p)) == null) {
+                    unmarked.add(p);
+                }
+            }
+        } catch (RedisException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed reading partition"
+                    + " markers: " + e.getMessage(), e);
+        }
+        return unmarked;
+    }
+
     /**
      * Writes the named balances the database holds for the accounts of {@code (after, last]} that were
-     * just loaded (never over a balance Redis has: HSETNX); the number written. Runs before the
+     * just loaded (or loaded by a bootstrap that stopped before writing the markers) (never over a balance Redis has: HSETNX); the number written. Runs before the
      * partition markers exist, so no posting can touch these accounts meanwhile.
      */
     private int loadBalances(Connection c, String after, String last, Set<String> loaded) throws SQLException {

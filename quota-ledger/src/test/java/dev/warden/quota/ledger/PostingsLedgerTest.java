@@ -111,6 +111,18 @@ class PostingsLedgerTest {
             BootstrapReport again = reconciler.bootstrap();
             assertThat(again.accountsLoaded()).isZero();
             assertThat(again.balancesLoaded()).isZero();
+
+            // A bootstrap that stopped after loading the accounts, before their balances and the markers:
+            // the next one finds the accounts present and still loads their balances.
+            String b = accounts.get(4);
+            SortedMap<String, Long> bBefore = quota.balances(b).orElseThrow();
+            server().command("DEL", t.layout().balancesKey(b));
+            server().command("DEL", t.layout().marker(t.layout().partition(b)));
+            BootstrapReport resumed = reconciler.bootstrap();
+            assertThat(resumed.accountsLoaded()).isZero();
+            assertThat(resumed.balancesLoaded()).isEqualTo(2);
+            assertThat(resumed.markersWritten()).isEqualTo(1);
+            assertThat(quota.balances(b)).hasValue(bBefore);
             try (LedgerConsumer c = t.consumer(pg)) {
                 Support.drained(c);
             }

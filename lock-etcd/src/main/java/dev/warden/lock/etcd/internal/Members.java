@@ -103,7 +103,8 @@ final class Members extends NameResolverProvider {
 
         /**
          * Moves {@code stalled} last, keeping the others' order; with no address known (the channel
-         * was still connecting), the first member, which pick_first tries first. Returns the member moved.
+         * was still connecting), the first member, which pick_first tries first. Returns the member
+         * moved. May look host names up: call it off gRPC's I/O threads.
          */
         synchronized InetSocketAddress demote(SocketAddress stalled) {
             List<InetSocketAddress> order = new ArrayList<>(members);
@@ -114,17 +115,43 @@ final class Members extends NameResolverProvider {
             return moved;
         }
 
-        /** The member with {@code address}'s port and host (as written, or as an IP address), or -1. */
+        /**
+         * The member with {@code address}'s port and host: as written, as an IP address, or (for a
+         * member given by host name) one of the addresses the name resolves to now; -1 when none.
+         */
         private static int indexOf(List<InetSocketAddress> order, InetSocketAddress address) {
-            String ip = address.getAddress() == null ? null : address.getAddress().getHostAddress();
+            java.net.InetAddress ip = address.getAddress();
             for (int i = 0; i < order.size(); i++) {
                 InetSocketAddress m = order.get(i);
                 if (m.getPort() == address.getPort()
-                        && (m.getHostString().equals(address.getHostString()) || m.getHostString().equals(ip))) {
+                        && (m.getHostString().equals(address.getHostString())
+                        || (ip != null && m.getHostString().equals(ip.getHostAddress())))) {
+                    return i;
+                }
+            }
+            if (ip == null) {
+                return -1;
+            }
+            for (int i = 0; i < order.size(); i++) {
+                InetSocketAddress m = order.get(i);
+                if (m.getPort() == address.getPort() && resolvesTo(m.getHostString(), ip)) {
                     return i;
                 }
             }
             return -1;
+        }
+
+        private static boolean resolvesTo(String host, java.net.InetAddress ip) {
+            try {
+                for (java.net.InetAddress a : java.net.InetAddress.getAllByName(host)) {
+                    if (a.equals(ip)) {
+                        return true;
+                    }
+                }
+            } catch (java.net.UnknownHostException e) {
+                return false;
+            }
+            return false;
         }
     }
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * idled: the next call connects afresh, starting from another member. Calls already sent finish or
  * time out on the old connection.
  *
- * <p>A member that answers with errors (no leader, a refused token) is not stalled. A leader's
+ * <p>A member that answers with errors at once (no leader, a refused token) is not stalled. A leader's
  * freeze stalls its followers' forwarded writes until the election; moving then costs one reconnect.
  *
  * <p>Concurrency: {@code lastAnswer} and {@code lastMember} are volatile writes per call (a race
@@ -56,7 +56,9 @@ final class StalledMember {
     void ended(Status status, ClientCall<?, ?> call) {
         long now = System.nanoTime();
         if (status.getCode() != Status.Code.DEADLINE_EXCEEDED) {
-            if (status.getCode() != Status.Code.CANCELLED) {
+            // UNAVAILABLE may be the client's own (a connection the keepalive dropped), so it is no answer;
+            // a member's "no leader" is UNAVAILABLE too, but it comes at once, never as a deadline.
+            if (status.getCode() != Status.Code.CANCELLED && status.getCode() != Status.Code.UNAVAILABLE) {
                 SocketAddress from = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
                 if (from != null) {
                     lastMember = from;
@@ -72,11 +74,16 @@ final class StalledMember {
         // The call's member when gRPC says (not for a call that waited for a connection), else the
         // member of the last answer, else (no answer since the last move) the one the channel moved to.
         SocketAddress member = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
-        InetSocketAddress demoted = order.demote(member != null ? member : lastMember);
+        SocketAddress stalled = member != null ? member : lastMember;
         lastMember = null;
-        InetSocketAddress next = order.current().get(0);
-        log.warn("etcd member {}:{} has answered nothing for {} ms; connecting to {}:{} instead",
-                demoted.getHostString(), demoted.getPort(), (now - lastAnswer) / 1_000_000, next.getHostString(), next.getPort());
-        executor.execute(channel::enterIdle);
+        long silentMillis = (now - lastAnswer) / 1_000_000;
+        // Off the I/O thread: matching a member given by host name may look the name up.
+        executor.execute(() -> {
+            InetSocketAddress demoted = order.demote(stalled);
+            InetSocketAddress next = order.current().get(0);
+            log.warn("etcd member {}:{} has answered nothing for {} ms; connecting to {}:{} instead",
+                    demoted.getHostString(), demoted.getPort(), silentMillis, next.getHostString(), next.getPort());
+            channel.enterIdle();
+        });
     }
 }

@@ -40,4 +40,13 @@ class MembersOrderTest {
         assertThat(order.demote(new InetSocketAddress("127.0.0.1", 2379))).isEqualTo(A);
         assertThat(order.current()).containsExactly(B, C, A);
     }
+
+    @Test
+    @DisplayName("a member given by host name matches the IP address the call went to")
+    void hostNameMember() {
+        InetSocketAddress byName = InetSocketAddress.createUnresolved("localhost", 2579);
+        Members.Order order = new Members.Order(List.of(byName, A, B));
+        assertThat(order.demote(new InetSocketAddress("127.0.0.1", 2579))).isEqualTo(byName);
+        assertThat(order.current()).containsExactly(A, B, byName);
+    }
 }
