@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.SplitOutcome;
-import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
@@ -18,10 +17,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
@@ -48,30 +45,6 @@ class BucketsLedgerTest {
 
     static RedisServer server() {
         return redis.server();
-    }
-
-    record Tenant(Map<String, Object> settings, KeyLayout layout) {
-        static Tenant fresh() {
-            String ns = "t" + UUID.randomUUID().toString().substring(0, 8);
-            Map<String, Object> settings = new java.util.HashMap<>(Support.settings(server()));
-            settings.put("warden.quota.namespace", ns);
-            return new Tenant(settings, new KeyLayout(ns, 16));
-        }
-
-        QuotaService quota() {
-            return QuotaService.create(settings);
-        }
-
-        Reconciler reconciler(DataSource ds) {
-            return Reconciler.create(settings, ds);
-        }
-
-        LedgerConsumer consumer(DataSource ds, Support.Recorder recorder) {
-            return LedgerConsumer.builder(settings, ds).consumerName("c-" + UUID.randomUUID()).batchSize(50)
-                    .blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
-                    .rebalanceInterval(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(500))
-                    .lagInterval(Duration.ofMillis(500)).listener(recorder).start();
-        }
     }
 
     static long databaseBalance(DataSource ds, String account) throws SQLException {
@@ -107,7 +80,7 @@ class BucketsLedgerTest {
     @DisplayName("8 buckets, 200 threads of 2 clients to exhaustion with top-ups, then a merge, the consumer running"
             + " throughout: nothing quarantined, the ledger equals the sum of the buckets, reconciliation clean")
     void exhaustionThroughTheLedger() throws Exception {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         Support.Recorder recorder = new Support.Recorder();
         ExecutorService pool = Executors.newFixedThreadPool(201);
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
@@ -181,7 +154,7 @@ class BucketsLedgerTest {
     @DisplayName("a retry crossing a split lands in another bucket and is applied again in Redis: the ledger"
             + " compensates it, and both sides end with one deduction")
     void retryAcrossSplitIsCompensated() throws Exception {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         Support.Recorder recorder = new Support.Recorder();
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = t.quota();
@@ -210,7 +183,7 @@ class BucketsLedgerTest {
     @DisplayName("a bucket changed behind the engine's back: reconciliation reports the split account's drift and"
             + " repair leaves it alone (merge first)")
     void driftOfASplitAccount() throws Exception {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = t.quota();
              Reconciler reconciler = t.reconciler(pg);

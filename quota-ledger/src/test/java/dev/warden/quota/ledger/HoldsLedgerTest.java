@@ -3,7 +3,6 @@ package dev.warden.quota.ledger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
@@ -33,40 +32,14 @@ class HoldsLedgerTest {
     @RegisterExtension
     static final PostgresServerExtension postgres = new PostgresServerExtension();
 
-
     static RedisServer server() {
         return redis.server();
     }
 
-    /** A namespace per test, so each database sees only its own accounts in the shared Redis. */
-    record Tenant(Map<String, Object> settings, KeyLayout layout) {
-        static Tenant fresh() {
-            String ns = "t" + UUID.randomUUID().toString().substring(0, 8);
-            Map<String, Object> settings = new java.util.HashMap<>(Support.settings(server()));
-            settings.put("warden.quota.namespace", ns);
-            return new Tenant(settings, new KeyLayout(ns, 16));
-        }
-
-        QuotaService quota() {
-            return QuotaService.create(settings);
-        }
-
-        Reconciler reconciler(DataSource ds) {
-            return Reconciler.create(settings, ds);
-        }
-
-        LedgerConsumer consumer(DataSource ds) {
-            return LedgerConsumer.builder(settings, ds).consumerName("c-" + UUID.randomUUID()).batchSize(50)
-                    .blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
-                    .rebalanceInterval(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(500))
-                    .lagInterval(Duration.ofMillis(500)).start();
-        }
-
-        long[] redisFigures(String account) {
-            String available = (String) server().command("HGET", layout.accountKey(account), "balance");
-            String held = (String) server().command("HGET", layout.accountKey(account), "held");
-            return new long[]{Long.parseLong(available), held == null ? 0 : Long.parseLong(held)};
-        }
+    static long[] redisFigures(Tenant t, String account) {
+        String available = (String) server().command("HGET", t.layout().accountKey(account), "balance");
+        String held = (String) server().command("HGET", t.layout().accountKey(account), "held");
+        return new long[]{Long.parseLong(available), held == null ? 0 : Long.parseLong(held)};
     }
 
     @Test
@@ -86,7 +59,7 @@ class HoldsLedgerTest {
     }
 
     private void everyPath(DataSource ds) throws SQLException {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (QuotaService quota = t.quota();
              Reconciler reconciler = t.reconciler(ds)) {
             Map<String, String> accounts = new LinkedHashMap<>();
@@ -145,7 +118,7 @@ class HoldsLedgerTest {
             long redisTotal = 0;
             long databaseTotal = 0;
             for (String a : accounts.values()) {
-                long[] inRedis = t.redisFigures(a);
+                long[] inRedis = redisFigures(t, a);
                 long[] inDatabase = databaseFigures(ds, a);
                 assertThat(inRedis).as("Redis available, held of %s", a).containsExactly(expected.get(a));
                 assertThat(inDatabase).as("database balance, held of %s", a).containsExactly(expected.get(a));
@@ -167,7 +140,7 @@ class HoldsLedgerTest {
     @Test
     @DisplayName("captures racing expiries and voids on two threads: each hold ends once, and the ledger agrees account by account")
     void racesReconcileClean() throws Exception {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = t.quota();
@@ -199,7 +172,7 @@ class HoldsLedgerTest {
                 } else {
                     assertThat(c).isInstanceOfAny(HoldOutcome.Expired.class, HoldOutcome.AlreadyReleased.class);
                 }
-                long[] figures = t.redisFigures(a);
+                long[] figures = redisFigures(t, a);
                 assertThat(figures[1]).as("held of %s", a).isZero();
                 assertThat(figures[0]).isEqualTo(c instanceof HoldOutcome.Captured ? 940 : 1_000);
             }
@@ -209,7 +182,7 @@ class HoldsLedgerTest {
             long redisTotal = 0;
             long databaseTotal = 0;
             for (String a : accounts) {
-                long[] inRedis = t.redisFigures(a);
+                long[] inRedis = redisFigures(t, a);
                 assertThat(databaseFigures(pg, a)).as("database figures of %s", a).containsExactly(inRedis);
                 redisTotal += inRedis[0] + inRedis[1];
                 long[] inDatabase = databaseFigures(pg, a);
@@ -224,7 +197,7 @@ class HoldsLedgerTest {
     @Test
     @DisplayName("repair with open holds: Redis's available takes the difference, the holds stay")
     void repairKeepsHolds() {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = t.quota();
              Reconciler reconciler = t.reconciler(pg)) {
@@ -240,7 +213,7 @@ class HoldsLedgerTest {
                 assertThat(r.status()).isEqualTo(RepairReport.Status.APPLIED);
                 assertThat(r.to()).isEqualTo(1_000);
             });
-            assertThat(t.redisFigures(a)).containsExactly(600, 400);
+            assertThat(redisFigures(t, a)).containsExactly(600, 400);
             assertThat(reconciler.check().drifted()).isEmpty();
             assertThat(quota.capture(a, "h", 400)).isInstanceOf(HoldOutcome.Captured.class);
         }

@@ -3,7 +3,6 @@ package dev.warden.quota.ledger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.PostingOutcome;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
@@ -16,7 +15,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,23 +37,6 @@ class PostingsLedgerTest {
         return redis.server();
     }
 
-    /** A namespace per test, so each database sees only its own accounts in the shared Redis. */
-    record Tenant(Map<String, Object> settings, KeyLayout layout) {
-        static Tenant fresh() {
-            String ns = "t" + UUID.randomUUID().toString().substring(0, 8);
-            Map<String, Object> settings = new java.util.HashMap<>(Support.settings(server()));
-            settings.put("warden.quota.namespace", ns);
-            return new Tenant(settings, new KeyLayout(ns, 16));
-        }
-
-        LedgerConsumer consumer(DataSource ds) {
-            return LedgerConsumer.builder(settings, ds).consumerName("c-" + UUID.randomUUID()).batchSize(50)
-                    .blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
-                    .rebalanceInterval(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(500))
-                    .lagInterval(Duration.ofMillis(500)).start();
-        }
-    }
-
     @Test
     @DisplayName("PostgreSQL: postings (and refusals) persisted line by line, balances equal Redis's, reconciled clean; drift of a named balance is reported")
     void onPostgres() throws SQLException {
@@ -67,7 +48,7 @@ class PostingsLedgerTest {
     @Test
     @DisplayName("Redis loses the tenant's data: bootstrap loads each account with its named balances from the database, once")
     void bootstrapRestoresNamedBalances() throws SQLException {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = QuotaService.create(t.settings());
              Reconciler reconciler = Reconciler.create(t.settings(), pg)) {
@@ -139,7 +120,7 @@ class PostingsLedgerTest {
     }
 
     private void everyPath(DataSource ds) throws SQLException {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (QuotaService quota = QuotaService.create(t.settings());
              Reconciler reconciler = Reconciler.create(t.settings(), ds)) {
             List<String> accounts = new ArrayList<>();
@@ -218,7 +199,7 @@ class PostingsLedgerTest {
     @Test
     @DisplayName("a posting's request id applied again after its records expired: quarantined (never compensated), the drift named by balance")
     void reusedRequestIdQuarantined() throws SQLException {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = QuotaService.create(t.settings());
              Reconciler reconciler = Reconciler.create(t.settings(), pg);
@@ -249,7 +230,7 @@ class PostingsLedgerTest {
     @Test
     @DisplayName("a debit the database cannot cover (its row was lowered behind Redis's back): quarantined as NEGATIVE_BALANCE, the batch's other postings applied")
     void negativeInTheDatabaseQuarantined() throws SQLException {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = QuotaService.create(t.settings())) {
             String a = "p-neg-" + UUID.randomUUID();
@@ -284,7 +265,7 @@ class PostingsLedgerTest {
     @Test
     @DisplayName("postings from four threads while the consumer runs: never negative, and once drained the database equals Redis balance by balance")
     void concurrentWithTheConsumer() throws Exception {
-        Tenant t = Tenant.fresh();
+        Tenant t = Tenant.fresh(server());
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
         try (HikariDataSource pg = Support.freshPostgres(postgres.server());
              QuotaService quota = QuotaService.create(t.settings());
