@@ -51,7 +51,13 @@ public class QuotaException extends RuntimeException {
         /** The ledger's database failed or could not be reached; the cause is the {@code SQLException}. */
         DATABASE,
         /** The ledger's tables are missing or behind: migrate them first ({@code Ledger.migrate}). */
-        SCHEMA
+        SCHEMA,
+        /**
+         * A recovery tool was asked to run before what must come first: a repair while Redis has lost data
+         * that bootstrap has not restored, or while quarantined entries or refused compensations await a
+         * person. Nothing was written; the message says what to run or resolve first.
+         */
+        RECOVERY_ORDER
     }
 
     private final Reason reason;

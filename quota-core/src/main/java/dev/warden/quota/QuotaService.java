@@ -159,6 +159,10 @@ public interface QuotaService extends AutoCloseable {
      * releases the lock. Without a lock ({@code warden.quota.lock=none}) the same steps run
      * unlocked and unfenced.
      *
+     * <p>A charge is retried with its request id (after a timeout, say): when that id already deducted from
+     * this account, the retry answers {@link Outcome.Duplicate} with the first outcome and does not price
+     * again, whatever the price would be now; when another kind of change used it, {@link Outcome.Conflict}.
+     *
      * @throws QuotaException {@link QuotaException.Reason#LOCK_TIMEOUT}, {@link QuotaException.Reason#LOCK_FAILED}
      *         (unless {@code warden.quota.lock-unavailable=proceed}), or any failure of the deduction
      */
@@ -199,8 +203,9 @@ public interface QuotaService extends AutoCloseable {
      * a race with expiry answers {@link HoldOutcome.Expired}. A price above the held amount is
      * {@link HoldOutcome.ExceedsHold} and captures nothing.
      *
-     * @return what {@link #capture} returns; {@link HoldOutcome.UnknownHold} when there is no such hold
-     * @throws QuotaException as {@link #charge}
+     * @return what {@link #capture} returns; {@link HoldOutcome.UnknownHold} when the account has no such hold,
+     *         {@link HoldOutcome.AccountNotFound} when there is no such account
+     * @throws QuotaException as {@link #charge}; {@link QuotaException.Reason#DATA_LOST} when the partition's marker is gone
      */
     HoldOutcome chargeHold(String account, String holdId, Pricing pricing);
 
@@ -252,11 +257,14 @@ public interface QuotaService extends AutoCloseable {
      * refund goes to the bucket its request id picks (a retry picks the same one while the split lasts);
      * a deduction its bucket cannot cover first moves quota from the other buckets, and is refused only
      * when, after a round over all of them, nothing more could be moved and its bucket still falls short.
-     * A fenced deduction always goes to bucket 0, which keeps the account's fence. The journal and the ledger
+     * A fenced deduction goes to the bucket its request id picks too (so a retry with or without the lease
+     * meets the same idempotency record), after raising every bucket's fence mark to its token: a superseded
+     * holder is refused ({@link Outcome.StaleFence}) in any bucket; it costs one call per bucket. The journal and the ledger
      * stay per account; {@link #balance} is the sum of the buckets. {@link Outcome.Applied#balance()} of a
      * split account's change is its bucket's balance, not the account's. Holds and postings use bucket 0.
      *
-     * @param buckets 2..{@value #MAX_BUCKETS}
+     * @param buckets 2..{@value #MAX_BUCKETS}, and at most {@code warden.quota.partitions} (each bucket in a
+     *                partition of its own)
      * @return {@link SplitOutcome.Split}, {@link SplitOutcome.AlreadySplit} or {@link SplitOutcome.AccountNotFound}
      * @throws InvalidIdException for an invalid account id
      * @throws IllegalArgumentException when {@code buckets} is out of range
@@ -268,7 +276,8 @@ public interface QuotaService extends AutoCloseable {
      * key. Deductions running meanwhile land either in a bucket before it closes (its quota then moves too)
      * or, after, in the account's key. Re-running it completes a merge a crash interrupted.
      *
-     * @return {@link SplitOutcome.Merged}, {@link SplitOutcome.NotSplit} or {@link SplitOutcome.AccountNotFound}
+     * @return {@link SplitOutcome.Merged}, {@link SplitOutcome.NotSplit}, {@link SplitOutcome.AccountNotFound}, or
+     *         {@link SplitOutcome.TooLarge} when the buckets hold more than one balance may (nothing changed)
      */
     SplitOutcome merge(String account);
 

@@ -7,11 +7,15 @@
 -- so the ledger, summing an account's entries from several streams in any interleaving, only ever
 -- sums bucket balances that each were non-negative: it never sees a negative account.
 --
--- A move between buckets is two calls: 'take' at the source (balance down, the move recorded as pending
--- in the source's moves hash, journaled 'moveout'), then 'give' at the target (idempotent by the move id:
--- a record in the target's slot; journaled 'movein'), then 'finish' at the source (the pending record
--- deleted). A process dying between them leaves the pending record: whoever settles the account (a
--- balance read, a split, a merge, a gathering deduction) gives it again; the give record makes that once.
+-- A move between buckets takes five calls: 'take' at the source (balance down, the move recorded as
+-- pending in the source's moves hash, journaled 'moveout'), 'give' at the target (once per move id: a
+-- record in the target's slot, without a lifetime; journaled 'movein'), 'mark' at the source (the pending
+-- record says 'given'), 'expire' at the target (the record now lives the retention), 'finish' at the source
+-- (the pending record deleted). A process dying between them leaves the pending record: whoever settles the
+-- account (a balance read, a split, a merge, a gathering deduction) completes the move from where it
+-- stopped. Until the pending record says 'given', the give record has no lifetime, so however late the
+-- settling comes its give finds the record and the move is given once; once it says 'given', nobody gives
+-- again, and the record need only outlive a settler that read the pending record before (the retention).
 --
 -- ARGV: op, account, bucket index, marker value, then the op's own arguments.
 -- KEYS: marker, bucket key, then the op's own keys.
@@ -63,16 +67,17 @@ if problem then return problem end
 
 if op == 'read' then
   -- KEYS: marker, bucket, moves. Reply: 'bucket', balance ('' when absent), split, drain, then pending
-  -- moves as id, target, amount triples.
+  -- moves as id, target, amount, given ('1' once marked given, else '0') quadruples.
   if not key_ok(KEYS[3], ':moves:' .. account) then return {'invalid_argument', 'keys'} end
   local f = redis.call('HMGET', KEYS[2], 'balance', home and 'buckets' or 'of', 'drain')
   local reply = {'bucket', f[1] or '', f[1] and split_of(f[2]) or '0', f[3] or '0'}
   local pending = redis.call('HGETALL', KEYS[3])
   for i = 1, #pending, 2 do
-    local target, amount = string.match(pending[i + 1], '^([0-9]+)|([0-9]+)$')
+    local target, amount, given = string.match(pending[i + 1], '^([0-9]+)|([0-9]+)(|?g?)$')
     reply[#reply + 1] = pending[i]
     reply[#reply + 1] = target
     reply[#reply + 1] = amount
+    reply[#reply + 1] = given == '|g' and '1' or '0'
   end
   return reply
 end
@@ -99,7 +104,7 @@ if op == 'change' then
   bad = amount_problem(amount_text, false)
   if bad then return {'invalid_amount', bad} end
   if kind ~= 'deduct' and kind ~= 'topup' and kind ~= 'refund' then return {'invalid_argument', 'kind'} end
-  if token == nil or not token_ok(token) or (token ~= '-' and not home) then return {'invalid_argument', 'token'} end
+  if token == nil or not token_ok(token) then return {'invalid_argument', 'token'} end
   if not positive_integer(retention) then return {'invalid_argument', 'retention'} end
   if not key_ok(KEYS[3], ':req:' .. account .. ':' .. request) or not key_ok(KEYS[4], ':journal') then
     return {'invalid_argument', 'keys'}
@@ -140,6 +145,22 @@ if op == 'change' then
   return {'applied', after, entry}
 end
 
+if op == 'fence' then
+  -- KEYS: marker, bucket. ARGV: ..., token. Raises this bucket's fence mark to the token, or refuses a token
+  -- below it. A fenced change of a split account raises every bucket (bucket 0 first, which has seen every
+  -- token) before it changes its own, so a superseded holder is refused wherever its request routes.
+  local token = ARGV[5]
+  if token == nil or token == '-' or not token_ok(token) then return {'invalid_argument', 'token'} end
+  local f = redis.call('HMGET', KEYS[2], 'balance', 'fence')
+  if not f[1] then
+    if home then return {'not_found'} end
+    return {'fenced'} -- closed and gone: it takes no change
+  end
+  if f[2] and decimal_less(token, f[2]) then return {'stale_fence', f[2]} end
+  if not f[2] or decimal_less(f[2], token) then redis.call('HSET', KEYS[2], 'fence', token) end
+  return {'fenced'}
+end
+
 if op == 'take' or op == 'close' then
   -- KEYS: marker, bucket, journal, moves.
   -- take  ARGV: ..., split N, move id, target index, wanted, exact ('1': at most wanted; '0': at least
@@ -173,14 +194,14 @@ if op == 'take' or op == 'close' then
 end
 
 if op == 'give' then
-  -- KEYS: marker, bucket, journal, move record. ARGV: ..., move id, amount, retention.
-  -- Once per move id: the record answers every later give. A closed bucket takes nothing: the record says
-  -- 'redirected' and the caller gives to bucket 0 instead (which is never closed).
-  local move, amount_text, retention = ARGV[5], ARGV[6], ARGV[7]
+  -- KEYS: marker, bucket, journal, move record. ARGV: ..., move id, amount.
+  -- Once per move id: the record answers every later give; it has no lifetime until 'expire' (after the
+  -- source marked the move given). A closed bucket takes nothing: the record says 'redirected' and the
+  -- caller gives to bucket 0 instead (which is never closed).
+  local move, amount_text = ARGV[5], ARGV[6]
   if id_problem(move) then return {'invalid_argument', 'move'} end
   bad = amount_problem(amount_text, false)
   if bad then return {'invalid_amount', bad} end
-  if not positive_integer(retention) then return {'invalid_argument', 'retention'} end
   if not key_ok(KEYS[3], ':journal') or not key_ok(KEYS[4], ':moved:' .. account .. ':' .. move) then
     return {'invalid_argument', 'keys'}
   end
@@ -189,14 +210,47 @@ if op == 'give' then
   local f = redis.call('HMGET', KEYS[2], 'balance', home and 'buckets' or 'of')
   if not f[1] and home then return {'not_found'} end
   if not home and (not f[1] or split_of(f[2]) == '0') then
-    redis.call('SET', KEYS[4], 'redirected', 'PX', retention)
+    redis.call('SET', KEYS[4], 'redirected')
     return {'redirected'}
   end
+  -- 2^53-1 at most, like every balance (the move's quota left another bucket of the same account).
+  if tonumber(amount_text) > tonumber(MAX_AMOUNT) - tonumber(f[1]) then return {'invalid_amount', 'BALANCE_OVERFLOW'} end
   local after = canonical(redis.call('HINCRBY', KEYS[2], 'balance', amount_text))
   redis.call('XADD', KEYS[3], '*', 'account', account, 'kind', 'movein', 'amount', amount_text,
     'request', move, 'balance', after, 'token', '-')
-  redis.call('SET', KEYS[4], 'given', 'PX', retention)
+  redis.call('SET', KEYS[4], 'given')
   return {'given'}
+end
+
+if op == 'mark' then
+  -- KEYS: marker, bucket, moves. ARGV: ..., move id. At the source, after the give: nobody gives it again.
+  if not key_ok(KEYS[3], ':moves:' .. account) then return {'invalid_argument', 'keys'} end
+  local v = redis.call('HGET', KEYS[3], ARGV[5])
+  if v and not string.find(v, '|g$') then redis.call('HSET', KEYS[3], ARGV[5], v .. '|g') end
+  return {'marked'}
+end
+
+if op == 'expire' then
+  -- KEYS: marker, bucket, move record. ARGV: ..., move id, retention. At the target, once the source says
+  -- 'given': the record lives the retention, for a settler that read the pending record before that.
+  if id_problem(ARGV[5]) or not key_ok(KEYS[3], ':moved:' .. account .. ':' .. ARGV[5]) then
+    return {'invalid_argument', 'keys'}
+  end
+  if not positive_integer(ARGV[6]) then return {'invalid_argument', 'retention'} end
+  redis.call('PEXPIRE', KEYS[3], ARGV[6])
+  return {'expiring'}
+end
+
+if op == 'drop' then
+  -- KEYS: marker, bucket, moves. Bucket i > 0 only: deletes it once a merge has closed and emptied it and
+  -- nothing is pending from it, so a merged account leaves no key behind. A call routed to it later finds it
+  -- gone, which answers as closed does ('moved'; a give is redirected to bucket 0).
+  if home or not key_ok(KEYS[3], ':moves:' .. account) then return {'invalid_argument', 'keys'} end
+  local f = redis.call('HMGET', KEYS[2], 'balance', 'of')
+  if not f[1] then return {'dropped'} end
+  if f[2] ~= '0' or f[1] ~= '0' or redis.call('HLEN', KEYS[3]) > 0 then return {'busy', f[1], f[2] or ''} end
+  redis.call('DEL', KEYS[2])
+  return {'dropped'}
 end
 
 if op == 'finish' then

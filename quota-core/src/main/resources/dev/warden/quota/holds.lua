@@ -2,8 +2,10 @@
 -- Authorisation holds, atomically: hold, capture, release (void), and the sweep of expired holds.
 -- No allow-oom flag, so a server over maxmemory refuses the script before it starts.
 -- KEYS: marker, hold index, journal, then for hold/capture/release: account, hold record
--- ARGV: op ('hold', 'capture', 'release', 'sweep'), now ms, retention ms, marker value, sweep limit,
---       then for hold/capture/release: account, hold id, amount ('' for release), expires ms ('' unless hold)
+-- ARGV: op ('hold', 'capture', 'release', 'read', 'sweep'), now ms, retention ms, marker value, sweep limit,
+--       then for hold/capture/release/read: account, hold id, amount ('' for release and read), expires ms ('' unless hold)
+-- 'read' answers a hold's state, amount, captured amount and expiry without writing (no sweep either), so a
+-- caller that prices a hold first learns of a lost partition (no_marker) as every other call does.
 --
 -- Keys of the partition (all under its hash tag):
 --   quota:{p<N>}:acct:<account>          hash: balance (available), held (sum of the account's open holds)
@@ -19,7 +21,7 @@
 -- -> the operation's checks -> its writes.
 local op, now, retention, expected, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 
-if op ~= 'hold' and op ~= 'capture' and op ~= 'release' and op ~= 'sweep' then
+if op ~= 'hold' and op ~= 'capture' and op ~= 'release' and op ~= 'read' and op ~= 'sweep' then
   return {'invalid_argument', 'op'}
 end
 if not positive_integer(now) then return {'invalid_argument', 'now'} end
@@ -37,7 +39,7 @@ if op ~= 'sweep' then
   if bad then return {'invalid_id', 'ACCOUNT', bad} end
   bad = id_problem(hold_id)
   if bad then return {'invalid_id', 'HOLD', bad} end
-  if op ~= 'release' then
+  if op ~= 'release' and op ~= 'read' then
     bad = amount_problem(amount_text, false)
     if bad then return {'invalid_amount', bad} end
   end
@@ -97,6 +99,8 @@ local function sweep(max)
     else
       -- Ended or gone: nothing to return. (Unreadable figures too: left for reconciliation to report.)
       redis.call('ZREM', KEYS[2], member)
+      -- A record left held out of the index (its account is gone) would never end: it lives the retention.
+      if hkey and redis.call('PTTL', hkey) == -1 then redis.call('PEXPIRE', hkey, retention) end
     end
   end
   local more = #redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1) > 0
@@ -106,6 +110,15 @@ end
 if op == 'sweep' then
   local count, more = sweep(tonumber(limit))
   return {'swept', canonical(count), more and '1' or '0'}
+end
+
+if op == 'read' then
+  local f = redis.call('HMGET', KEYS[5], 'state', 'amount', 'captured', 'expires')
+  if not f[1] then
+    if not redis.call('HGET', KEYS[4], 'balance') then return {'not_found'} end
+    return {'unknown_hold'}
+  end
+  return {'hold', f[1], f[2] or '', f[3] or '', f[4] or ''}
 end
 
 -- Any touch of the partition returns what is due, so an expired hold does not wait for a sweep.
@@ -129,8 +142,9 @@ if op == 'hold' then
   -- Every check is done; writes start here.
   local after = canonical(redis.call('HINCRBY', KEYS[4], 'balance', '-' .. amount_text))
   local held_after = canonical(redis.call('HINCRBY', KEYS[4], 'held', amount_text))
+  -- The expiry travels with the entry: the ledger keeps open holds, and bootstrap restores them with it.
   local entry = redis.call('XADD', KEYS[3], '*', 'account', account, 'kind', 'hold', 'amount', amount_text,
-    'request', hold_id, 'balance', after, 'token', '-')
+    'request', hold_id, 'balance', after, 'token', '-', 'expires', expires)
   redis.call('HSET', KEYS[5], 'state', 'held', 'amount', amount_text, 'expires', expires, 'hb', after,
     'hh', held_after, 'he', entry)
   redis.call('ZADD', KEYS[2], expires, account .. ':' .. hold_id)

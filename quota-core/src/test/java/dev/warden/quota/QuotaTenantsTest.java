@@ -37,7 +37,8 @@ class QuotaTenantsTest {
     static String[] quotaAcl(String user, String password, String namespace) {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password, "~" + namespace + ":quota:*",
                 "+@connection", "+info", "+script|load", "+evalsha", "+eval", "+get", "+set", "+hget", "+hset",
-                "+hincrby", "+hmget", "+hgetall", "+hexists", "+hdel", "+hlen", "+pexpire", "+xadd", "+zadd", "+zrem", "+zrangebyscore").toArray(String[]::new);
+                "+hincrby", "+hmget", "+hgetall", "+hexists", "+hdel", "+hlen", "+del", "+pexpire", "+pttl", "+xadd", "+zadd", "+zrem",
+                "+zrangebyscore").toArray(String[]::new);
     }
 
     @BeforeAll

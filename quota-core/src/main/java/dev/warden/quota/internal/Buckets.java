@@ -25,8 +25,13 @@ import java.util.zip.CRC32;
  * Split (bucketed) accounts on {@code buckets.lua}: routing, gathering, moves, split and merge.
  *
  * <p><b>Routing.</b> A change of a split account into {@code N} buckets goes to bucket
- * {@code CRC-32("route:" + request id) mod N} (a fenced deduction to bucket 0, which keeps the fence), so
- * a retry reaches the bucket of its first try, whose idempotency record answers it. Which {@code N} an
+ * {@code CRC-32("route:" + request id) mod N}, fenced or not, so a retry reaches the bucket of its first
+ * try, whose idempotency record answers it, whether or not it carries the lease the first try carried.
+ * A fenced deduction first reads that record (a retry answers from it), then raises the fence mark of
+ * every bucket to its token, bucket 0 first (bucket 0 has seen every token), refused when one holds a
+ * higher token; only then does it change its bucket, whose mark it checks again in the same script. A
+ * superseded holder's change is therefore refused in whichever bucket it lands once a newer holder has
+ * fenced, as for an unsplit account; a fenced deduction costs N + 2 calls. Which {@code N} an
  * account has is cached here; a bucket that belongs to another split answers {@code moved} and the cache
  * is read again from bucket 0.
  *
@@ -41,7 +46,10 @@ import java.util.zip.CRC32;
  * had passed, both within the round) or {@value #MAX_ROUNDS} rounds each of which others consumed first.
  *
  * <p><b>Moves are crash-safe.</b> take (source: balance down, a pending record, journaled), give (target:
- * idempotent by the move id, journaled), finish (source: pending record deleted). A pending record is
+ * idempotent by the move id, journaled; its record without a lifetime), mark (source: the pending record
+ * says given), expire (target: the record lives the retention from now), finish (source: pending record
+ * deleted). A settling that finds a pending record completes it from where it stopped: not yet marked, it
+ * gives again (the record answers, however late); marked, it only expires and finishes. A pending record is
  * quota in flight: {@link #balance}, {@link #split} and {@link #merge} give every pending move they find
  * (again: the give record makes it once) before they sum or close. A give to a closed bucket is recorded
  * as redirected and goes to bucket 0.
@@ -119,7 +127,16 @@ final class Buckets {
         int n = buckets;
         int rounds = 0;
         int refreshes = 0;
-        boolean toHome = token >= 0;
+        boolean toHome = false;
+        if (token >= 0) {
+            Fenced fenced = fenceAll(account, kind, amount, requestId, token, n);
+            if (fenced.unsplit()) {
+                return null;
+            }
+            if (fenced.answer() != null) {
+                return fenced.answer();
+            }
+        }
         while (true) {
             int b = toHome ? 0 : route(requestId, n);
             List<Object> reply = call("change", account, b,
@@ -170,6 +187,45 @@ final class Buckets {
         }
     }
 
+    /** What {@link #fenceAll} found: an answer that ends the change, or that the account is no longer split. */
+    private record Fenced(Outcome answer, boolean unsplit) {
+    }
+
+    /**
+     * Before a fenced change of a split account: the request's recorded answer when there is one (a retry),
+     * else every bucket's fence mark raised to {@code token}, bucket 0 first. No answer: go on with the
+     * change; {@link Outcome.StaleFence} when a bucket has seen a higher token.
+     */
+    private Fenced fenceAll(String account, EntryKind kind, long amount, String requestId, long token, int n) {
+        String record = await(commands.async().get(layout.bucketRequestKey(account, route(requestId, n), requestId))
+                .toCompletableFuture(), "read the record of request " + requestId + " of " + account);
+        if (record != null) {
+            // kind|amount|balance|entry|account, as the scripts write it (the account last: it may hold '|').
+            String[] f = record.split("\\|", 5);
+            if (f.length == 5 && f[4].equals(account)) {
+                if (f[0].equals(kind.wireName()) && f[1].equals(Long.toString(amount))) {
+                    return new Fenced(new Outcome.Duplicate(new Outcome.Applied(Long.parseLong(f[2]), f[3])), false);
+                }
+                return new Fenced(new Outcome.Conflict(EntryKind.fromWireName(f[0]), account, Long.parseLong(f[1])), false);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            List<Object> reply = call("fence", account, i, new String[0], Long.toString(token));
+            switch (Replies.text(reply, 0)) {
+                case "fenced" -> {
+                }
+                case "stale_fence" -> {
+                    return new Fenced(new Outcome.StaleFence(token, Replies.number(reply, 1)), false);
+                }
+                case "not_found" -> {
+                    return new Fenced(null, true); // gone from bucket 0: the unsplit path answers
+                }
+                default -> throw Replies.notAnOutcome(reply, Replies.text(reply, 0), account, markerOf(account, i));
+            }
+        }
+        return new Fenced(null, false);
+    }
+
     /** What one round moved; whether it met a bucket that is closed or of another split. */
     private record Gathered(long moved, boolean stale) {
     }
@@ -190,29 +246,41 @@ final class Buckets {
             }
             long x = taken(reply, account);
             if (x > 0) {
-                deliver(account, j, b, id, x);
+                deliver(account, j, b, id, x, false);
                 moved += x;
             }
         }
         return new Gathered(moved, stale && moved == 0);
     }
 
-    /** Gives a taken move to its target (bucket 0 when the target is closed), then finishes it at its source. */
-    private void deliver(String account, int from, int to, String id, long amount) {
-        String status = give(account, to, id, amount);
-        if (status.equals("redirected") && to != 0) {
-            status = give(account, 0, id, amount);
+    /**
+     * Completes a taken move: gives it to its target (bucket 0 when the target is closed) and marks it given at
+     * its source, unless the source already says so; then lets the give record live the retention, and
+     * finishes the move at its source. Until the source says "given", the give record has no lifetime, so a
+     * settling however late gives the move once.
+     */
+    private void deliver(String account, int from, int to, String id, long amount, boolean given) {
+        if (!given) {
+            String status = give(account, to, id, amount);
+            if (status.equals("redirected") && to != 0) {
+                status = give(account, 0, id, amount);
+            }
+            if (!status.equals("given")) {
+                throw new QuotaException(Reason.PROTOCOL, "moving quota of account " + account + " to bucket " + to
+                        + " answered " + status);
+            }
+            call("mark", account, from, new String[] {layout.movesKey(account, from)}, id);
         }
-        if (!status.equals("given")) {
-            throw new QuotaException(Reason.PROTOCOL, "moving quota of account " + account + " to bucket " + to
-                    + " answered " + status);
+        call("expire", account, to, new String[] {layout.movedKey(account, to, id)}, id, retentionMillis);
+        if (to != 0) {
+            call("expire", account, 0, new String[] {layout.movedKey(account, 0, id)}, id, retentionMillis); // a redirect's
         }
         call("finish", account, from, new String[] {layout.movesKey(account, from)}, id);
     }
 
     private String give(String account, int to, String id, long amount) {
         List<Object> reply = call("give", account, to, new String[] {journalOf(account, to), layout.movedKey(account, to, id)},
-                id, Long.toString(amount), retentionMillis);
+                id, Long.toString(amount));
         return Replies.text(reply, 0);
     }
 
@@ -229,7 +297,7 @@ final class Buckets {
     private record Bucket(int index, long balance, int split, int drain, List<Pending> pending) {
     }
 
-    private record Pending(String id, int target, long amount) {
+    private record Pending(String id, int target, long amount, boolean given) {
     }
 
     private Bucket read(String account, int i) {
@@ -239,8 +307,9 @@ final class Buckets {
         }
         String balance = Replies.text(reply, 1);
         List<Pending> pending = new ArrayList<>();
-        for (int k = 4; k + 2 < reply.size(); k += 3) {
-            pending.add(new Pending(Replies.text(reply, k), (int) Replies.number(reply, k + 1), Replies.number(reply, k + 2)));
+        for (int k = 4; k + 3 < reply.size(); k += 4) {
+            pending.add(new Pending(Replies.text(reply, k), (int) Replies.number(reply, k + 1), Replies.number(reply, k + 2),
+                    "1".equals(Replies.text(reply, k + 3))));
         }
         return new Bucket(i, balance.isEmpty() ? -1 : Long.parseLong(balance), (int) Replies.number(reply, 2),
                 (int) Replies.number(reply, 3), pending);
@@ -271,7 +340,9 @@ final class Buckets {
             Bucket b = read(account, i);
             sum += Math.max(0, b.balance);
             for (Pending p : b.pending) {
-                sum += p.amount;
+                if (!p.given) {
+                    sum += p.amount; // taken and not yet given: in flight, the account's still
+                }
             }
         }
         return OptionalLong.of(sum);
@@ -282,7 +353,7 @@ final class Buckets {
         int delivered = 0;
         for (int i = 0; i < m; i++) {
             for (Pending p : read(account, i).pending) {
-                deliver(account, i, p.target, p.id, p.amount);
+                deliver(account, i, p.target, p.id, p.amount, p.given);
                 delivered++;
             }
         }
@@ -348,7 +419,7 @@ final class Buckets {
                 }
                 long x = taken(reply, account);
                 if (x > 0) {
-                    deliver(account, 0, i, id, x);
+                    deliver(account, 0, i, id, x, false);
                 }
             }
             return new SplitOutcome.Split(n);
@@ -368,6 +439,11 @@ final class Buckets {
             }
             int n = home.drain;
             if (home.split > 1) {
+                // Credits to several buckets can add up beyond one balance's limit: such a merge could not land.
+                long total = balance(account).orElse(0);
+                if (total > dev.warden.quota.Amount.MAX) {
+                    return new SplitOutcome.TooLarge(total);
+                }
                 String s = Integer.toString(home.split);
                 List<Object> routed = call("route", account, 0, new String[0], s, "1", s);
                 if (!Replies.text(routed, 0).equals("routed")) {
@@ -382,7 +458,10 @@ final class Buckets {
         throw new QuotaException(Reason.PROTOCOL, "account " + account + " kept changing while being merged");
     }
 
-    /** Closes buckets 1..n-1 moving what each holds to bucket 0, gives every pending move, then ends the merge. */
+    /**
+     * Closes buckets 1..n-1 moving what each holds to bucket 0, gives every pending move, deletes the emptied
+     * buckets, then ends the merge.
+     */
     private void drain(String account, int n) {
         for (int i = 1; i < n; i++) {
             String id = moveId();
@@ -391,11 +470,14 @@ final class Buckets {
             if (Replies.text(reply, 0).equals("taken")) {
                 long x = taken(reply, account);
                 if (x > 0) {
-                    deliver(account, i, 0, id, x);
+                    deliver(account, i, 0, id, x, false);
                 }
             }
         }
         settle(account, n);
+        for (int i = 1; i < n; i++) {
+            call("drop", account, i, new String[] {layout.movesKey(account, i)});
+        }
         call("route", account, 0, new String[0], "1", "1", "0");
         learned(account, 1);
     }

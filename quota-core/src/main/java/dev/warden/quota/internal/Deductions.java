@@ -10,6 +10,7 @@ import dev.warden.quota.spi.ScriptRunner;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -136,6 +137,33 @@ final class Deductions implements AutoCloseable {
                 layout.journal(p)};
         return scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId,
                 token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue());
+    }
+
+    /**
+     * What an earlier change with this request id left in the account's idempotency record, where a change
+     * with it would go now (the bucket it routes to, for a split account the engine knows as split): a
+     * deduction's {@link Outcome.Duplicate}, another kind's {@link Outcome.Conflict}; empty when none. A
+     * charge asks before it prices, so its retry answers as the first charge did.
+     */
+    Optional<Outcome> recorded(String account, String requestId) {
+        Integer n = buckets.cached(account);
+        String key = n != null && n > 1 ? layout.bucketRequestKey(account, Buckets.route(requestId, n), requestId)
+                : layout.requestKey(account, requestId);
+        String record = Errors.await(commands.async().get(key).toCompletableFuture(), syncWaitNanos, endpoint,
+                "read the record of request " + requestId + " of " + account);
+        if (record == null) {
+            return Optional.empty();
+        }
+        // kind|amount|balance|entry|account, as the scripts write it (the account last: it may hold '|').
+        String[] f = record.split("\\|", 5);
+        if (f.length < 5 || !f[4].equals(account)) {
+            return Optional.empty();
+        }
+        EntryKind kind = EntryKind.fromWireName(f[0]);
+        if (kind == EntryKind.DEDUCT) {
+            return Optional.of(new Outcome.Duplicate(new Outcome.Applied(Long.parseLong(f[2]), f[3])));
+        }
+        return Optional.of(new Outcome.Conflict(kind, account, Long.parseLong(f[1])));
     }
 
     /** Stops the split-routing pool once what it holds has run. */

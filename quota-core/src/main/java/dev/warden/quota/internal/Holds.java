@@ -84,33 +84,49 @@ final class Holds {
         return call("release", account, holdId, "", "", clock.millis());
     }
 
-    /** A hold's state, held amount, captured amount and expiry ({@code HMGET}); nil fields when there is no such hold. */
-    CompletableFuture<List<io.lettuce.core.KeyValue<String, String>>> read(String account, String holdId) {
+    /**
+     * What a charge on a hold captures: {@code pricing}'s price of the held amount while the hold is held
+     * and not yet due on this engine's clock; otherwise the amount its first capture would have been given
+     * again, so the capture script answers as it answers a retry (duplicate, already released, expired).
+     * Read through the script, so a partition without its marker is DATA_LOST, never "unknown hold". The
+     * price is asked on the caller's thread.
+     *
+     * @return the amount to capture, or the outcome that ends the charge ({@link HoldOutcome.UnknownHold},
+     *         {@link HoldOutcome.AccountNotFound})
+     */
+    Either amountToCapture(String account, String holdId, dev.warden.quota.Pricing pricing, long waitNanos, String endpoint) {
         Ids.check(Field.ACCOUNT, account);
         Ids.check(Field.HOLD, holdId);
-        return commands.async().hmget(layout.holdKey(account, holdId), "state", "amount", "captured", "expires")
-                .toCompletableFuture();
+        int p = layout.partition(account);
+        String[] keys = {layout.marker(p), layout.holdIndex(p), layout.journal(p), layout.accountKey(account),
+                layout.holdKey(account, holdId)};
+        List<Object> reply = Errors.await(scripts.run(commands, Scripts.of(Scripts.Script.HOLDS), keys, "read",
+                Long.toString(clock.millis()), retentionMillis, layout.markerValue(), "1", account, holdId, "", ""),
+                waitNanos, endpoint, "read a hold of " + account);
+        String status = Replies.text(reply, 0);
+        switch (status) {
+            case "unknown_hold" -> {
+                return new Either(0, new HoldOutcome.UnknownHold(holdId));
+            }
+            case "not_found" -> {
+                return new Either(0, new HoldOutcome.AccountNotFound(account));
+            }
+            case "hold" -> {
+            }
+            default -> throw Replies.notAnOutcome(reply, status, account, layout.marker(p));
+        }
+        String state = Replies.text(reply, 1);
+        long held = parse(Replies.text(reply, 2), account, holdId);
+        boolean due = "held".equals(state) && clock.millis() >= parse(Replies.text(reply, 4), account, holdId);
+        return new Either(switch (state) {
+            case "held" -> due ? held : pricing.price(held);
+            case "captured" -> parse(Replies.text(reply, 3), account, holdId);
+            default -> held;
+        }, null);
     }
 
-    /**
-     * What a charge on a hold captures, given {@link #read}'s fields: {@code pricing}'s price of the
-     * held amount while the hold is held and not yet due on this engine's clock; otherwise the
-     * amount its first capture would have been given again, so the capture script answers as it
-     * answers a retry (duplicate, already released, expired). Empty when there is no such hold.
-     */
-    Optional<Long> amountToCapture(List<io.lettuce.core.KeyValue<String, String>> fields, String account, String holdId,
-                                          dev.warden.quota.Pricing pricing) {
-        String state = fields.get(0).getValueOrElse(null);
-        if (state == null) {
-            return Optional.empty();
-        }
-        long held = parse(fields.get(1).getValueOrElse(null), account, holdId);
-        boolean due = "held".equals(state) && clock.millis() >= parse(fields.get(3).getValueOrElse(null), account, holdId);
-        return Optional.of(switch (state) {
-            case "held" -> due ? held : pricing.price(held);
-            case "captured" -> parse(fields.get(2).getValueOrElse(null), account, holdId);
-            default -> held;
-        });
+    /** An amount to capture, or (when {@code ended} is set) the outcome that ends a charge on a hold. */
+    record Either(long amount, HoldOutcome ended) {
     }
 
     private static long parse(String figure, String account, String holdId) {

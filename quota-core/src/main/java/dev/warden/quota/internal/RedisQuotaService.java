@@ -223,13 +223,28 @@ final class RedisQuotaService implements QuotaService {
     // ---- split accounts (Buckets') ----
 
     @Override
+    public Outcome open(String account, long initialQuota, int count) {
+        checkBuckets(count); // before the opening, so a refused split opens nothing
+        return QuotaService.super.open(account, initialQuota, count);
+    }
+
+    @Override
     public SplitOutcome split(String account, int count) {
         Ids.check(Field.ACCOUNT, account);
+        checkBuckets(count);
+        checkOpen();
+        return buckets.split(account, count);
+    }
+
+    /** 2..64 buckets, each in a partition of its own (bucket i lives in partition (home + i) mod partitions). */
+    private void checkBuckets(int count) {
         if (count < 2 || count > MAX_BUCKETS) {
             throw new IllegalArgumentException("an account splits into 2.." + MAX_BUCKETS + " buckets, not " + count);
         }
-        checkOpen();
-        return buckets.split(account, count);
+        if (count > layout.partitions()) {
+            throw new IllegalArgumentException("an account splits into at most as many buckets as there are partitions ("
+                    + layout.partitions() + "), not " + count + ": two buckets in one partition would share its keys");
+        }
     }
 
     @Override
@@ -250,6 +265,10 @@ final class RedisQuotaService implements QuotaService {
             if (balance.isEmpty()) {
                 return new Outcome.AccountNotFound(account);
             }
+            Optional<Outcome> recorded = deductions.recorded(account, requestId);
+            if (recorded.isPresent()) {
+                return recorded.get(); // a retry: its first answer, not a second price
+            }
             return deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
         }, () -> chargeUnlocked(account, requestId, pricing));
     }
@@ -263,12 +282,11 @@ final class RedisQuotaService implements QuotaService {
         // The hold's one-way state (held -> captured) guards the money; the lock orders pricing and capture.
         java.util.function.Supplier<HoldOutcome> charge = () -> {
             // Priced on the caller's thread, never on the connection's event loop.
-            Optional<Long> amount = holds.amountToCapture(await(holds.read(account, holdId), "read a hold of " + account),
-                    account, holdId, pricing);
-            if (amount.isEmpty()) {
-                return new HoldOutcome.UnknownHold(holdId);
+            Holds.Either amount = holds.amountToCapture(account, holdId, pricing, syncWaitNanos, endpoint);
+            if (amount.ended() != null) {
+                return amount.ended();
             }
-            return await(holds.capture(account, holdId, amount.get()), "capture a hold of " + account);
+            return await(holds.capture(account, holdId, amount.amount()), "capture a hold of " + account);
         };
         return locks.underLock(account, holdId, lease -> charge.get(), charge);
     }
@@ -277,6 +295,10 @@ final class RedisQuotaService implements QuotaService {
         OptionalLong balance = balance(account);
         if (balance.isEmpty()) {
             return new Outcome.AccountNotFound(account);
+        }
+        Optional<Outcome> recorded = deductions.recorded(account, requestId);
+        if (recorded.isPresent()) {
+            return recorded.get();
         }
         return deduct(account, pricing.price(balance.getAsLong()), requestId);
     }

@@ -26,7 +26,8 @@ import java.util.zip.CRC32;
  *   quota:{pI}:bkt:&lt;account&gt;:&lt;i&gt;             hash: balance, of (the bucket count of its split, 0 when closed)
  *   quota:{pI}:req:&lt;account&gt;:&lt;requestId&gt;    a change routed to bucket i: its idempotency record
  *   quota:{pI}:moves:&lt;account&gt;               hash: moves taken from this bucket and not yet finished
- *   quota:{pI}:moved:&lt;account&gt;:&lt;moveId&gt;     a move given to this bucket (PX retention)
+ *   quota:{pI}:moved:&lt;account&gt;:&lt;moveId&gt;     a move given to this bucket: no lifetime until its source marks it
+ *                                            given, then the retention
  * </pre>
  * Ids never contain {@code :}, <code>{</code> or <code>}</code>, so {@code <account>:<requestId>} is
  * unambiguous and no id can forge another partition's hash tag.
