@@ -72,7 +72,10 @@ final class AccountComparison {
         long snapshotMs = Long.parseLong((String) reply.get(2));
         Map<String, OptionalLong> redis = new HashMap<>();
         Map<String, Map<String, Long>> redisNamed = new HashMap<>();
+        Map<String, OptionalLong> redisHeld = new HashMap<>();
         for (int i = 0; i < group.size(); i++) {
+            String h = (String) reply.get(3 + 3 * group.size() + i);
+            redisHeld.put(group.get(i), h.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(h)));
             String b = (String) reply.get(3 + i);
             redis.put(group.get(i), b.isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(b)));
             Map<String, Long> named = new TreeMap<>();
@@ -119,6 +122,7 @@ final class AccountComparison {
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
             Map<String, Long> balances = balances(c, accounts);
+            Map<String, Long> dbHeld = held(c, accounts);
             Map<String, Map<String, Long>> dbNamed = namedBalances(c, accounts);
             Set<EntryId> persisted = new HashSet<>();
             Map<String, List<Change>> afterSnapshot = new HashMap<>();
@@ -160,6 +164,8 @@ final class AccountComparison {
                 }
                 namedDrifts(a, p, redisNamed.get(a), dbNamed.getOrDefault(a, Map.of()), after,
                         inFlight.getOrDefault(a, List.of()), persisted, last, drifted);
+                heldDrift(a, p, redisHeld.get(a), dbHeld.get(a), after, inFlight.getOrDefault(a, List.of()), persisted,
+                        last, moving, drifted);
                 OptionalLong exp = expectedExists ? OptionalLong.of(expected) : OptionalLong.empty();
                 if (!exp.equals(inRedis)) {
                     drifted.add(new ReconciliationReport.Drift(a, p, inRedis,
@@ -230,6 +236,7 @@ final class AccountComparison {
             long pendingSum = 0;
             long unpersisted = 0;
             boolean moving = false;
+            boolean opened = db != null; // or its opening is in flight
             for (Share share : shares) {
                 Set<EntryId> persisted = new HashSet<>();
                 Map<String, List<Change>> after = new HashMap<>();
@@ -245,12 +252,13 @@ final class AccountComparison {
                     }
                     unpersisted++;
                     moving = true;
+                    opened |= ch.kind() == EntryKind.OPEN;
                     expected += ch.kind() == EntryKind.OPEN ? ch.amount() : ch.delta();
                     pendingSum += ch.kind() == EntryKind.OPEN ? ch.amount() : ch.delta();
                 }
             }
             c.commit();
-            if (!present || db == null || expected != inRedis) {
+            if (!present || !opened || expected != inRedis) {
                 drifted.add(new ReconciliationReport.Drift(a, p, present ? OptionalLong.of(inRedis) : OptionalLong.empty(),
                         db == null ? OptionalLong.empty() : OptionalLong.of(db), pendingSum, OptionalLong.of(expected),
                         inRedis - expected, false));
@@ -403,6 +411,49 @@ final class AccountComparison {
         }
     }
 
+    /**
+     * What the account holds, compared on its own (available + held hides a hold the other side lacks): the
+     * database's held figure less what entries beyond the snapshot moved, plus what unpersisted entries move.
+     */
+    private static void heldDrift(String a, int p, OptionalLong inRedis, Long db, List<Change> after, List<Change> inFlight,
+                                  Set<EntryId> persisted, EntryId last, boolean moving, List<ReconciliationReport.Drift> drifted) {
+        if (inRedis.isEmpty() || db == null) {
+            return; // an account missing on a side drifts as a whole already
+        }
+        long expected = db;
+        long pending = 0;
+        for (Change ch : after) {
+            expected -= JournalTail.heldDelta(ch.kind(), ch.amount());
+        }
+        for (Change ch : inFlight) {
+            if (!persisted.contains(ch.id()) && ch.id().compareTo(last) <= 0) {
+                long d = JournalTail.heldDelta(ch.kind(), ch.amount());
+                expected += d;
+                pending += d;
+            }
+        }
+        if (inRedis.getAsLong() != expected) {
+            drifted.add(new ReconciliationReport.Drift(a, p, inRedis, OptionalLong.of(db), pending, OptionalLong.of(expected),
+                    inRedis.getAsLong() - expected, !moving, ReconciliationReport.HELD));
+        }
+    }
+
+    private static Map<String, Long> held(Connection c, List<String> accounts) throws SQLException {
+        Map<String, Long> held = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT account, held FROM ledger_accounts WHERE account IN ("
+                + "?, ".repeat(accounts.size() - 1) + "?)")) {
+            for (int i = 0; i < accounts.size(); i++) {
+                ps.setString(1 + i, accounts.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    held.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        return held;
+    }
+
     private static Map<String, Map<String, Long>> namedBalances(Connection c, List<String> accounts) throws SQLException {
         Map<String, Map<String, Long>> named = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT account, name, amount FROM ledger_balances WHERE account IN ("
@@ -472,7 +523,7 @@ final class AccountComparison {
             throw e.getCause() instanceof RuntimeException r ? r
                     : new QuotaException(Reason.UNAVAILABLE, "Redis failed reading partition " + p, e.getCause());
         }
-        if (reply.size() != 3 + 3 * accounts.size() || "invalid_argument".equals(reply.get(0))) {
+        if (reply.size() != 3 + 4 * accounts.size() || "invalid_argument".equals(reply.get(0))) {
             throw new QuotaException(Reason.PROTOCOL, "unexpected snapshot reply " + reply);
         }
         return reply;

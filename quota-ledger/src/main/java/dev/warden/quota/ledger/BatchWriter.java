@@ -4,6 +4,7 @@ import dev.warden.quota.Amount;
 import dev.warden.quota.EntryKind;
 import dev.warden.quota.InvalidIdException;
 import dev.warden.quota.spi.Ids;
+import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.ledger.internal.EntryId;
 
 import java.sql.BatchUpdateException;
@@ -104,11 +105,16 @@ final class BatchWriter {
     }
 
     private final Ledger.Dialect dialect;
+    private final KeyLayout layout;
     private final LedgerSql sql;
+    private final AccountRows rows;
 
-    BatchWriter(Ledger.Dialect dialect) {
+    /** @param layout where each account's own partition is (a split account's bucket entries arrive in others) */
+    BatchWriter(Ledger.Dialect dialect, KeyLayout layout) {
         this.dialect = dialect;
+        this.layout = layout;
         this.sql = new LedgerSql(dialect);
+        this.rows = new AccountRows(dialect);
     }
 
     /**
@@ -347,9 +353,12 @@ final class BatchWriter {
         List<JournalEntry> openings = new ArrayList<>();
         List<JournalEntry> entries = new ArrayList<>();
         Map<String, long[]> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
+        Set<String> bucketRows = new java.util.TreeSet<>();
         List<Step> compensations = new ArrayList<>();
         List<Step> quarantine = new ArrayList<>();
         List<JournalEntry> postings = new ArrayList<>();
+        List<AccountRows.OpenHold> opened = new ArrayList<>();
+        List<JournalEntry> ended = new ArrayList<>();
         for (Step s : steps) {
             switch (s.action) {
                 case APPLY -> {
@@ -360,11 +369,18 @@ final class BatchWriter {
                         openings.add(s.entry);
                     } else {
                         add(deltas, s.entry);
+                        if (ofBucket(s.entry)) {
+                            bucketRows.add(s.entry.account());
+                        }
                     }
+                    holds(s, opened, ended);
                     entries.add(s.entry);
                 }
                 case COMPENSATE -> {
                     add(deltas, s.entry);
+                    if (ofBucket(s.entry)) {
+                        bucketRows.add(s.entry.account());
+                    }
                     compensations.add(s);
                 }
                 case QUARANTINE -> quarantine.add(s);
@@ -374,12 +390,14 @@ final class BatchWriter {
         }
         try {
             // Openings first: an account opened in this batch may be changed later in it.
-            sql.insertAccounts(c, openings);
+            rows.open(c, openings);
+            rows.ensure(c, bucketRows);
             if (!sql.applyDeltas(c, deltas)) {
                 return false; // an unknown account: find it entry by entry
             }
             sql.insertEntries(c, entries);
             sql.applyPostings(c, postings);
+            rows.holds(c, opened, ended);
             sql.insertCompensations(c, compensations);
             sql.insertQuarantine(c, quarantine);
             return true;
@@ -391,11 +409,41 @@ final class BatchWriter {
         }
     }
 
-    /** Sums an entry's changes into its account's {available, held}. */
+    /**
+     * Whether the entry is of a split account's bucket in another partition than the account's own: its
+     * account row may not exist yet (the opening is in another stream), and starts at 0.
+     */
+    private boolean ofBucket(JournalEntry e) {
+        return e.partition() != layout.partition(e.account());
+    }
+
+    /** A hold entry opens the hold's row; a capture, release or expiry closes it. */
+    private static void holds(Step s, List<AccountRows.OpenHold> opened, List<JournalEntry> ended) {
+        switch (s.entry.kind()) {
+            case HOLD -> {
+                String expires = s.raw.fields().get("expires");
+                OptionalLong at = OptionalLong.empty();
+                try {
+                    at = expires == null ? at : OptionalLong.of(Long.parseLong(expires));
+                } catch (NumberFormatException e) {
+                    // an entry written before holds carried their expiry, or a damaged one: restored as due
+                }
+                opened.add(new AccountRows.OpenHold(s.entry, at));
+            }
+            case CAPTURE, RELEASE, EXPIRE -> ended.add(s.entry);
+            default -> {
+            }
+        }
+    }
+
+    /** Sums an entry's changes into its account's {available, held, highest fencing token}. */
     private static void add(Map<String, long[]> deltas, JournalEntry e) {
-        long[] d = deltas.computeIfAbsent(e.account(), k -> new long[2]);
+        long[] d = deltas.computeIfAbsent(e.account(), k -> new long[]{0, 0, -1});
         d[0] += e.delta();
         d[1] += e.heldDelta();
+        if (e.kind() == EntryKind.DEDUCT && e.token().isPresent()) {
+            d[2] = Math.max(d[2], e.token().getAsLong());
+        }
     }
 
     // ---- the slow path: entry by entry, each under a savepoint ----
@@ -408,17 +456,26 @@ final class BatchWriter {
             Savepoint savepoint = c.setSavepoint();
             try {
                 if (s.action == Action.APPLY && s.entry.kind() == EntryKind.OPEN) {
-                    sql.insertAccount(c, s.entry);
-                } else if (!sql.updateBalance(c, s.entry)) {
-                    c.rollback(savepoint);
-                    s.quarantine(QuarantineReason.UNKNOWN_ACCOUNT, "the ledger has no account '" + s.entry.account() + "'");
-                    continue;
+                    rows.open(c, List.of(s.entry));
+                } else {
+                    if (ofBucket(s.entry)) {
+                        rows.ensure(c, List.of(s.entry.account()));
+                    }
+                    if (!sql.updateBalance(c, s.entry)) {
+                        c.rollback(savepoint);
+                        s.quarantine(QuarantineReason.UNKNOWN_ACCOUNT, "the ledger has no account '" + s.entry.account() + "'");
+                        continue;
+                    }
                 }
                 if (s.action == Action.APPLY) {
                     sql.insertEntry(c, s.entry);
                     if (s.entry.kind() == EntryKind.POST) {
                         sql.applyPostings(c, List.of(s.entry));
                     }
+                    List<AccountRows.OpenHold> opened = new ArrayList<>();
+                    List<JournalEntry> ended = new ArrayList<>();
+                    holds(s, opened, ended);
+                    rows.holds(c, opened, ended);
                 } else {
                     sql.insertCompensation(c, s);
                 }

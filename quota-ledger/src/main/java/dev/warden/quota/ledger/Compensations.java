@@ -47,7 +47,9 @@ final class Compensations {
                     s.compensationKind().wireName(), e.amount(), requestId);
         } else {
             log.error("ledger: could not compensate the replay of request id '{}' of account {} (entry {}): Redis"
-                    + " answered {}; reconciliation will report the drift", e.requestId(), e.account(), e.entryId(), outcome);
+                    + " answered {}; both sides hold the replay, and reconciliation reports it as an unresolved refused"
+                    + " compensation until a person resolves it ('ledger compensations')", e.requestId(), e.account(),
+                    e.entryId(), outcome);
         }
         try (Connection c = dataSource.getConnection()) {
             BatchWriter.recordOutcome(c, stream, s.position, status);

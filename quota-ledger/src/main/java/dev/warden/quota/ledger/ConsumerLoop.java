@@ -414,7 +414,7 @@ final class ConsumerLoop implements Runnable {
             }
             try (Connection c = dataSource.getConnection()) {
                 ensureDialect(c);
-                return new BatchWriter(dialect).writeTogether(c, parts, lockTimeout());
+                return new BatchWriter(dialect, layout).writeTogether(c, parts, lockTimeout());
             }
         });
     }
@@ -429,7 +429,7 @@ final class ConsumerLoop implements Runnable {
             }
             try (Connection c = dataSource.getConnection()) {
                 ensureDialect(c);
-                return new BatchWriter(dialect).write(c, new BatchWriter.Part(partition, stream, fence, raws), lockTimeout());
+                return new BatchWriter(dialect, layout).write(c, new BatchWriter.Part(partition, stream, fence, raws), lockTimeout());
             } catch (PartitionFence.FencedOut e) {
                 fencedOut(partition, e.getMessage());
                 return null;

@@ -126,6 +126,15 @@ final class JournalTail {
         }
     }
 
+    /** The change to what is held: a hold adds, its capture, release or expiry takes away. */
+    static long heldDelta(EntryKind kind, long amount) {
+        return switch (kind) {
+            case HOLD -> amount;
+            case CAPTURE, RELEASE, EXPIRE -> -amount;
+            default -> 0;
+        };
+    }
+
     /**
      * The change to what reconciliation compares, available + held: a hold, release or expiry moves
      * quota between the two and changes nothing; a capture takes it out.

@@ -44,7 +44,7 @@ public final class Ledger {
 
     /** The ledger's tables, in creation order. */
     public static final List<String> TABLES = List.of("ledger_accounts", "ledger_entries", "ledger_compensations",
-            "ledger_quarantine", "ledger_partitions", "ledger_balances", "ledger_posting_lines");
+            "ledger_quarantine", "ledger_partitions", "ledger_balances", "ledger_posting_lines", "ledger_holds");
 
     /** Where Flyway records the applied versions (a table of Warden's own, so it never meets yours). */
     public static final String HISTORY_TABLE = "warden_ledger_schema_history";
@@ -104,11 +104,13 @@ public final class Ledger {
     }
 
     /** The migrations both dialects share (the folder {@code common}). */
-    static final List<String> COMMON = List.of("V1__baseline.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql");
+    static final List<String> COMMON = List.of("V1__baseline.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql",
+            "V6__recovery.sql");
 
     /** The migration files, in order; a test checks that the folders hold exactly these. */
     static final List<String> MIGRATIONS = List.of("V1__baseline.sql",
-            "V2__per_account_request_ids_and_partition_fences.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql");
+            "V2__per_account_request_ids_and_partition_fences.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql",
+            "V6__recovery.sql");
 
     /**
      * Brings the schema up to date: applies every missing migration, each in its own transaction.
@@ -245,6 +247,56 @@ public final class Ledger {
             return n > 0;
         } catch (SQLException e) {
             throw new QuotaException(Reason.DATABASE, "could not resolve a quarantined entry: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The compensations Redis refused, oldest first (see {@link RefusedCompensation}).
+     *
+     * @param unresolvedOnly leave out those marked resolved
+     * @throws QuotaException {@link Reason#DATABASE}
+     */
+    public static List<RefusedCompensation> refusedCompensations(DataSource dataSource, boolean unresolvedOnly) {
+        String sql = "SELECT stream, entry_id, account, kind, amount, request_id, compensation_request_id, outcome,"
+                + " recorded_at, resolved_at FROM ledger_compensations WHERE outcome IS NOT NULL AND outcome NOT IN"
+                + " ('APPLIED', 'DUPLICATE')" + (unresolvedOnly ? " AND resolved_at IS NULL" : "")
+                + " ORDER BY recorded_at, stream, entry_ms, entry_seq";
+        List<RefusedCompensation> result = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Timestamp resolved = rs.getTimestamp(10);
+                result.add(new RefusedCompensation(rs.getString(1), rs.getString(2), rs.getString(3),
+                        dev.warden.quota.EntryKind.fromWireName(rs.getString(4)), rs.getLong(5), rs.getString(6),
+                        rs.getString(7), rs.getString(8), rs.getTimestamp(9).toInstant(),
+                        Optional.ofNullable(resolved).map(Timestamp::toInstant)));
+            }
+        } catch (SQLException e) {
+            throw new QuotaException(Reason.DATABASE, "could not read the ledger's compensations: " + e.getMessage(), e);
+        }
+        return result;
+    }
+
+    /**
+     * Marks a refused compensation resolved (after a person settled the replay), keeping it.
+     *
+     * @return whether an unresolved refused compensation was found and marked
+     * @throws QuotaException {@link Reason#DATABASE}
+     */
+    public static boolean resolveCompensation(DataSource dataSource, String stream, String entryId, String resolution) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE ledger_compensations SET resolved_at = CURRENT_TIMESTAMP, resolution = ? WHERE stream = ?"
+                        + " AND entry_id = ? AND resolved_at IS NULL AND outcome IS NOT NULL AND outcome NOT IN ('APPLIED', 'DUPLICATE')")) {
+            ps.setString(1, resolution);
+            ps.setString(2, stream);
+            ps.setString(3, entryId);
+            int n = ps.executeUpdate();
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            return n > 0;
+        } catch (SQLException e) {
+            throw new QuotaException(Reason.DATABASE, "could not resolve a compensation: " + e.getMessage(), e);
         }
     }
 

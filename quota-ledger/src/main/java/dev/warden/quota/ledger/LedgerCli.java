@@ -32,11 +32,14 @@ import java.util.concurrent.CountDownLatch;
  * java -cp ... dev.warden.quota.ledger.LedgerCli reconcile --redis ... --jdbc ... [--repair [--apply]] [--every 1h]
  * java -cp ... dev.warden.quota.ledger.LedgerCli bootstrap --redis ... --jdbc ...
  * </pre>
- * Exit codes: 0 success (and, for {@code reconcile}, no drift), 1 drift found, 2 usage, 3 failure.
+ * Exit codes: 0 success (and, for {@code reconcile}, clean: no drift, nothing unresolved), 1 not clean (drift,
+ * unresolved quarantine or refused compensations; for {@code quarantine} and {@code compensations}: some are
+ * listed), 2 usage, 3 failure, 4 refused because something must come first (a repair before bootstrap or
+ * over unresolved entries: the message says what). See {@code docs/operations.md}.
  */
 @Command(name = "ledger", mixinStandardHelpOptions = true, description = "Warden quota ledger: journal consumer, "
         + "reconciliation, schema.", subcommands = {LedgerCli.Schema.class, LedgerCli.Consume.class,
-        LedgerCli.Reconcile.class, LedgerCli.Bootstrap.class, LedgerCli.Quarantine.class})
+        LedgerCli.Reconcile.class, LedgerCli.Bootstrap.class, LedgerCli.Quarantine.class, LedgerCli.Compensations.class})
 public final class LedgerCli implements Callable<Integer> {
 
     private LedgerCli() {
@@ -52,6 +55,9 @@ public final class LedgerCli implements Callable<Integer> {
         cli.registerConverter(Duration.class, LedgerCli::duration);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             line.getErr().println("ledger: " + Redaction.redact(e.getMessage()));
+            if (e instanceof QuotaException q && q.reason() == QuotaException.Reason.RECOVERY_ORDER) {
+                return 4;
+            }
             return e instanceof QuotaException q && q.reason() == QuotaException.Reason.CONFIGURATION ? 2 : 3;
         });
         // picocli's own messages echo the offending argument, which may be a URL with a password.
@@ -363,9 +369,21 @@ public final class LedgerCli implements Callable<Integer> {
         @Option(names = "--all", description = "include resolved entries")
         boolean all;
 
+        @Option(names = "--resolve", arity = "2", paramLabel = "STREAM ENTRY",
+                description = "mark one entry resolved (after a person fixed what it says), with --note")
+        List<String> resolve;
+
+        @Option(names = "--note", description = "what was done (recorded with --resolve)")
+        String note;
+
         @Override
         public Integer call() {
             try (HikariDataSource ds = database.open()) {
+                if (resolve != null) {
+                    boolean done = Ledger.resolveQuarantined(ds, resolve.get(0), resolve.get(1), note == null ? "" : note);
+                    System.out.println(done ? "resolved" : "no unresolved quarantined entry " + resolve);
+                    return done ? 0 : 1;
+                }
                 List<QuarantinedEntry> entries = Ledger.quarantine(ds, !all);
                 for (QuarantinedEntry q : entries) {
                     System.out.println(q.stream() + " " + q.entryId() + " " + q.reason() + " account=" + q.account()
@@ -373,6 +391,43 @@ public final class LedgerCli implements Callable<Integer> {
                 }
                 System.out.println(entries.size() + " quarantined entries");
                 return entries.isEmpty() ? 0 : 1;
+            }
+        }
+    }
+
+    @Command(name = "compensations", description = "List the compensations Redis refused (a replay both sides hold),"
+            + " or mark one resolved.")
+    static final class Compensations implements Callable<Integer> {
+        @Mixin
+        Database database = new Database();
+
+        @Option(names = "--all", description = "include resolved ones")
+        boolean all;
+
+        @Option(names = "--resolve", arity = "2", paramLabel = "STREAM ENTRY",
+                description = "mark one resolved (after a person settled the replay), with --note")
+        List<String> resolve;
+
+        @Option(names = "--note", description = "what was done (recorded with --resolve)")
+        String note;
+
+        @Override
+        public Integer call() {
+            try (HikariDataSource ds = database.open()) {
+                if (resolve != null) {
+                    boolean done = Ledger.resolveCompensation(ds, resolve.get(0), resolve.get(1), note == null ? "" : note);
+                    System.out.println(done ? "resolved" : "no unresolved refused compensation " + resolve);
+                    return done ? 0 : 1;
+                }
+                List<RefusedCompensation> refused = Ledger.refusedCompensations(ds, !all);
+                for (RefusedCompensation r : refused) {
+                    System.out.println(r.stream() + " " + r.entryId() + " account=" + r.account() + " replayed "
+                            + r.replayKind().wireName() + " " + r.amount() + " '" + r.requestId() + "': compensation "
+                            + r.compensationRequestId() + " answered " + r.outcome()
+                            + r.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
+                }
+                System.out.println(refused.size() + " refused compensations");
+                return refused.isEmpty() ? 0 : 1;
             }
         }
     }

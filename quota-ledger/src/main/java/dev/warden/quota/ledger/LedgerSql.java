@@ -20,9 +20,9 @@ import java.util.Set;
  */
 final class LedgerSql {
 
-    private static final String INSERT_ACCOUNT = "INSERT INTO ledger_accounts (account, balance) VALUES (?, ?)";
+    /** GREATEST ignores NULL on both dialects: a batch without a fenced deduction leaves the fence as it is. */
     private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?, held = held + ?,"
-            + " updated_at = CURRENT_TIMESTAMP WHERE account = ?";
+            + " fence = GREATEST(fence, CAST(? AS BIGINT)), updated_at = CURRENT_TIMESTAMP WHERE account = ?";
     private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
             + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
     private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -118,8 +118,8 @@ final class LedgerSql {
     // ---- a batch's writes ----
 
     /**
-     * One update per account with the sum of its changes ({available, held}); false when an account is
-     * unknown.
+     * One update per account with the sum of its changes ({available, held, highest fencing token or -1});
+     * false when an account is unknown.
      */
     boolean applyDeltas(Connection c, Map<String, long[]> deltas) throws SQLException {
         if (deltas.isEmpty()) {
@@ -127,12 +127,13 @@ final class LedgerSql {
         }
         if (dialect == Ledger.Dialect.POSTGRESQL) {
             try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
-                    + " held = a.held + d.held, updated_at = CURRENT_TIMESTAMP"
-                    + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[]) AS d(account, delta, held)"
+                    + " held = a.held + d.held, fence = GREATEST(a.fence, d.fence), updated_at = CURRENT_TIMESTAMP"
+                    + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence)"
                     + " WHERE a.account = d.account")) {
                 ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
                 ps.setArray(2, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[0]).toArray()));
                 ps.setArray(3, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[1]).toArray()));
+                ps.setArray(4, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[2] < 0 ? null : d[2]).toArray()));
                 return ps.executeUpdate() == deltas.size();
             }
         }
@@ -140,7 +141,12 @@ final class LedgerSql {
             for (Map.Entry<String, long[]> d : deltas.entrySet()) {
                 ps.setLong(1, d.getValue()[0]);
                 ps.setLong(2, d.getValue()[1]);
-                ps.setString(3, d.getKey());
+                if (d.getValue()[2] < 0) {
+                    ps.setNull(3, Types.BIGINT);
+                } else {
+                    ps.setLong(3, d.getValue()[2]);
+                }
+                ps.setString(4, d.getKey());
                 ps.addBatch();
             }
             for (int count : ps.executeBatch()) {
@@ -208,20 +214,7 @@ final class LedgerSql {
         }
     }
 
-    /** Openings, then compensations and quarantined entries: each a JDBC batch (they are rare). */
-    void insertAccounts(Connection c, List<JournalEntry> openings) throws SQLException {
-        if (openings.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_ACCOUNT)) {
-            for (JournalEntry e : openings) {
-                bindAccount(ps, e);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
+    /** Compensations and quarantined entries: each a JDBC batch (they are rare). */
     void insertCompensations(Connection c, List<BatchWriter.Step> steps) throws SQLException {
         if (steps.isEmpty()) {
             return;
@@ -249,13 +242,6 @@ final class LedgerSql {
     }
 
     // ---- one entry at a time (the slow path, under a savepoint each) ----
-
-    void insertAccount(Connection c, JournalEntry e) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(INSERT_ACCOUNT)) {
-            bindAccount(ps, e);
-            ps.executeUpdate();
-        }
-    }
 
     /** False when the account is unknown. */
     boolean updateBalance(Connection c, JournalEntry e) throws SQLException {
@@ -327,15 +313,15 @@ final class LedgerSql {
 
     // ---- binding ----
 
-    static void bindAccount(PreparedStatement ps, JournalEntry e) throws SQLException {
-        ps.setString(1, e.account());
-        ps.setLong(2, e.amount());
-    }
-
     static void bindBalance(PreparedStatement ps, JournalEntry e) throws SQLException {
         ps.setLong(1, e.delta());
         ps.setLong(2, e.heldDelta());
-        ps.setString(3, e.account());
+        if (e.kind() == dev.warden.quota.EntryKind.DEDUCT && e.token().isPresent()) {
+            ps.setLong(3, e.token().getAsLong());
+        } else {
+            ps.setNull(3, Types.BIGINT);
+        }
+        ps.setString(4, e.account());
     }
 
     static void bindEntry(PreparedStatement ps, int offset, JournalEntry e) throws SQLException {

@@ -130,12 +130,19 @@ record PartitionFence(String stream, long token, String owner) {
     /**
      * Bounds how long this transaction's statements wait for a row lock (PostgreSQL: {@code SET LOCAL
      * lock_timeout}; H2 has its own default of seconds), so a writer frozen inside a transaction that
-     * holds the partition's row cannot stall the next owner.
+     * holds the partition's row cannot stall the next owner for long; and, on PostgreSQL, how long the
+     * transaction may sit idle ({@code idle_in_transaction_session_timeout}): a consumer frozen (paused,
+     * stopped by a debugger, swapped out) between two statements of its batch loses its session after that
+     * long, which frees the partition's row for the next owner. A consumer runs no other work inside a
+     * batch's transaction, so a live one is never idle that long; one that resumes finds its session gone,
+     * retries, and is fenced out.
      */
     static void limitLockWait(Connection c, Ledger.Dialect dialect, Duration timeout) throws SQLException {
         if (dialect == Ledger.Dialect.POSTGRESQL) {
+            long ms = Math.max(1, timeout.toMillis());
             try (java.sql.Statement s = c.createStatement()) {
-                s.execute("SET LOCAL lock_timeout = '" + Math.max(1, timeout.toMillis()) + "ms'");
+                s.execute("SET LOCAL lock_timeout = '" + ms + "ms'");
+                s.execute("SET LOCAL idle_in_transaction_session_timeout = '" + Math.max(1_000, ms) + "ms'");
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.internal.JournalStreams;
 import dev.warden.quota.ledger.internal.LedgerScripts;
 import dev.warden.quota.spi.KeyLayout;
@@ -59,13 +60,17 @@ import java.util.function.Consumer;
  * <p><b>Repair</b> (dry run unless asked): for each drifted account with no entry in flight, sets the
  * Redis balance to the database's (the database wins), with a compare-and-set on the balance seen,
  * so a change landing in between is never overwritten. Accounts only Redis holds are reported, never
- * deleted. No journal entry is written: the ledger already holds the balance.
+ * deleted. No journal entry is written: the ledger already holds the balance. It refuses to run while the
+ * ledger is not the whole truth ({@link RecoveryOrder}): before bootstrap, or over unresolved quarantine or
+ * refused compensations.
  *
- * <p><b>Bootstrap</b>: after Redis lost its data, writes every database account that Redis lacks
- * (with its named balances), then every partition's marker (quota-core writes a partition's marker when the first account there is
- * opened, and a partition without one answers DATA_LOST, so bootstrap writes all of them, also for
- * partitions that hold no account). Idempotent: accounts Redis holds are left alone. Run it before
- * letting traffic back in; the journal consumer recreates its consumer groups by itself.
+ * <p><b>Bootstrap</b>: after Redis lost its data, writes every database account that Redis lacks, whole
+ * (available and held quota, open holds, fence mark, named balances), then every partition's marker
+ * (quota-core writes a partition's marker when the first account there is opened, and a partition without
+ * one answers DATA_LOST, so bootstrap writes all of them, also for partitions that hold no account), then
+ * the compensations the ledger owed. Idempotent: accounts Redis holds are left alone. Run it before
+ * letting traffic back in; the journal consumer recreates its consumer groups by itself. A split
+ * account comes back as one (its buckets were a placement, not money): split it again if it is still hot.
  *
  * <p>One run at a time per instance (its connection is confined to the running thread; methods are
  * synchronized).
@@ -86,8 +91,11 @@ public final class Reconciler implements AutoCloseable {
     private final RedisClusterCommands<String, String> redis;
     private final AccountComparison comparison;
     private final long waitMillis;
+    private final Map<String, Object> quotaSettings;
+    /** For bootstrap's owed compensations, opened on first use (guarded by this). */
+    private QuotaService quota;
 
-    private Reconciler(QuotaConfig config, DataSource dataSource, String group) {
+    private Reconciler(QuotaConfig config, Map<String, ?> quotaSettings, DataSource dataSource, String group) {
         this.layout = config.layout();
         this.dataSource = dataSource;
         this.connector = RedisConnector.create(config);
@@ -100,6 +108,9 @@ public final class Reconciler implements AutoCloseable {
         this.redis = streams.commands();
         this.waitMillis = config.requestTimeout().multipliedBy(3).plusSeconds(1).toMillis();
         this.comparison = new AccountComparison(layout, streams, waitMillis);
+        this.quotaSettings = new HashMap<>(quotaSettings);
+        this.quotaSettings.keySet().removeIf(k -> k.startsWith("warden.lock."));
+        this.quotaSettings.put("warden.quota.lock", "none");
     }
 
     /** With the consumer group {@value LedgerConsumer#DEFAULT_GROUP}. */
@@ -115,7 +126,8 @@ public final class Reconciler implements AutoCloseable {
     public static Reconciler create(Map<String, ?> quotaSettings, DataSource dataSource, String group) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(group, "group");
-        return new Reconciler(QuotaConfig.from(Objects.requireNonNull(quotaSettings, "quotaSettings")), dataSource, group);
+        return new Reconciler(QuotaConfig.from(Objects.requireNonNull(quotaSettings, "quotaSettings")), quotaSettings,
+                dataSource, group);
     }
 
     // ---- check and repair ----
@@ -156,28 +168,41 @@ public final class Reconciler implements AutoCloseable {
 
     /**
      * Rewrites Redis from the database for drifted accounts with no entry in flight, as the check finds them.
+     * Refused, before anything is written, while the ledger is not the whole truth: a partition holding
+     * ledger accounts has no marker (Redis lost its data: bootstrap first), or quarantined entries or refused
+     * compensations are unresolved (a person first); see {@code docs/operations.md}.
      *
      * @param apply false for a dry run (the default of the CLI): nothing is written
+     * @throws QuotaException {@link Reason#RECOVERY_ORDER} saying what to run or resolve first, even for a dry run
      */
     public synchronized RepairReport repair(boolean apply) {
+        try (Connection c = dataSource.getConnection()) {
+            RecoveryOrder.checkRepair(c, layout, redis);
+        } catch (SQLException e) {
+            throw database(e);
+        } catch (RedisException e) {
+            throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " failed: " + e.getMessage(), e);
+        }
         Run run = run(apply ? Mode.APPLY : Mode.PLAN);
         return new RepairReport(apply, run.repairs, run.repairsTotal, run.skipped, report(run));
     }
 
     private ReconciliationReport report(Run run) {
         long quarantine;
+        long compensations;
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM ledger_quarantine WHERE resolved_at IS NULL");
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             quarantine = rs.getLong(1);
+            compensations = RecoveryOrder.unresolvedCompensations(c);
         } catch (SQLException e) {
             throw database(e);
         }
         List<ReconciliationReport.Drift> drifted = new ArrayList<>(run.drifted);
         drifted.sort((x, y) -> x.account().compareTo(y.account()));
         return new ReconciliationReport(run.at, run.checked, drifted, run.driftedTotal, List.copyOf(run.withoutMarker),
-                run.unpersisted, quarantine);
+                run.unpersisted, quarantine, compensations);
     }
 
     private Run run(Mode mode) {
@@ -259,7 +284,7 @@ public final class Reconciler implements AutoCloseable {
         long to = d.databaseBalance().getAsLong();
         RepairReport.Status status = RepairReport.Status.PLANNED;
         if (run.mode == Mode.APPLY) {
-            status = await(restore(d.account(), d.redisBalance(), to, true), "restore account " + d.account());
+            status = await(restore(d.account(), d.redisBalance(), to), "restore account " + d.account());
             log.warn("ledger repair: account {} in Redis {} -> {} from the database: {}", d.account(),
                     d.redisBalance().isPresent() ? d.redisBalance().getAsLong() : "absent", to, status);
         }
@@ -269,16 +294,15 @@ public final class Reconciler implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<RepairReport.Status> restore(String account, OptionalLong observed, long to,
-                                                           boolean writeMarker) {
+    private CompletableFuture<RepairReport.Status> restore(String account, OptionalLong observed, long to) {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account)};
         return streams.scripts().run(LedgerScripts.RESTORE, keys, account,
-                observed.isPresent() ? Long.toString(observed.getAsLong()) : "", Long.toString(to), layout.markerValue(),
-                writeMarker ? "1" : "0").thenApply(reply -> switch (String.valueOf(reply.get(0))) {
+                observed.isPresent() ? Long.toString(observed.getAsLong()) : "", Long.toString(to), layout.markerValue())
+                .thenApply(reply -> switch (String.valueOf(reply.get(0))) {
                     case "set" -> RepairReport.Status.APPLIED;
                     case "changed" -> RepairReport.Status.CHANGED;
-                    case "marker_mismatch", "held_exceeds" -> RepairReport.Status.REFUSED;
+                    case "marker_mismatch", "held_exceeds", "no_marker" -> RepairReport.Status.REFUSED;
                     default -> throw new QuotaException(Reason.PROTOCOL, "unexpected restore reply " + reply + " for " + account);
                 });
     }
@@ -316,15 +340,22 @@ public final class Reconciler implements AutoCloseable {
     // ---- bootstrap ----
 
     /**
-     * Loads every account the database holds and Redis lacks (a page at a time, pipelined), then writes
-     * every missing partition marker. Idempotent.
+     * Loads every account the database holds and Redis lacks, whole (a page at a time, pipelined), then
+     * writes every missing partition marker, then makes the compensations the ledger owed. Idempotent.
      *
      * @throws QuotaException {@link Reason#PARTITIONS_CHANGED} when a marker says another partition
      *         count; {@link Reason#UNAVAILABLE}; {@link Reason#DATABASE}
      */
     public synchronized BootstrapReport bootstrap() {
-        return new Bootstrap(layout, dataSource, redis, connector.endpoint(),
-                (account, balance) -> restore(account, OptionalLong.empty(), balance, false), this::await).run();
+        return new Bootstrap(layout, dataSource, redis, streams.scripts(), connector.endpoint(), this::quota, this::await).run();
+    }
+
+    /** The quota service bootstrap makes owed compensations with (no lock), opened on first use. */
+    private QuotaService quota() {
+        if (quota == null) {
+            quota = QuotaService.create(quotaSettings);
+        }
+        return quota;
     }
 
     // ---- schedule ----
@@ -367,7 +398,10 @@ public final class Reconciler implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (quota != null) {
+            quota.close();
+        }
         connector.close();
     }
 

@@ -17,11 +17,16 @@ import java.util.OptionalLong;
  * @param partitionsWithoutMarker partitions whose marker is missing in Redis (Redis lost its data, or
  *                                nothing was ever opened there): a deduction there reports DATA_LOST
  * @param unpersistedEntries      journal entries not yet in the database (pending or not yet delivered)
- * @param unresolvedQuarantine    quarantined entries nobody has resolved
+ * @param unresolvedQuarantine    quarantined entries nobody has resolved: the ledger lacks what it refused
+ * @param unresolvedCompensations compensations Redis refused that nobody has resolved: a replay both sides
+ *                                hold (their figures agree, and are wrong by the replay)
  */
 public record ReconciliationReport(Instant checkedAt, long accountsChecked, List<Drift> drifted, long driftedTotal,
                                    List<Integer> partitionsWithoutMarker, long unpersistedEntries,
-                                   long unresolvedQuarantine) {
+                                   long unresolvedQuarantine, long unresolvedCompensations) {
+
+    /** The name {@link Drift#balance()} gives a drift of what an account has on hold. */
+    public static final String HELD = "(held)";
 
     public ReconciliationReport {
         Objects.requireNonNull(checkedAt, "checkedAt");
@@ -29,9 +34,12 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
         partitionsWithoutMarker = List.copyOf(partitionsWithoutMarker);
     }
 
-    /** No account drifted. */
+    /**
+     * Nothing needs a person: no account drifted, and no quarantined entry or refused compensation is
+     * unresolved (either can leave Redis and the database agreeing on a wrong figure).
+     */
     public boolean clean() {
-        return driftedTotal == 0;
+        return driftedTotal == 0 && unresolvedQuarantine == 0 && unresolvedCompensations == 0;
     }
 
     /**
@@ -46,8 +54,9 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
      * @param difference      Redis − expected (a missing side counts as 0)
      * @param drained         whether no entry of the account was in flight, so the database alone is the
      *                        expected figure and {@link Reconciler#repair} may rewrite Redis from it
-     * @param balance         empty for the main balance; else the named balance that drifted (a named balance
-     *                        missing on a side counts as 0 there; {@link Reconciler#repair} leaves it alone)
+     * @param balance         empty for the main balance (available + held); {@link ReconciliationReport#HELD} for
+     *                        what is on hold; else the named balance that drifted (a named balance missing on a
+     *                        side counts as 0 there); {@link Reconciler#repair} rewrites only the main balance
      */
     public record Drift(String account, int partition, OptionalLong redisBalance, OptionalLong databaseBalance,
                         long unpersisted, OptionalLong expected, long difference, boolean drained, String balance) {
@@ -68,7 +77,8 @@ public record ReconciliationReport(Instant checkedAt, long accountsChecked, List
         StringBuilder b = new StringBuilder();
         b.append("reconciliation at ").append(checkedAt).append(": ").append(accountsChecked).append(" accounts checked, ")
                 .append(driftedTotal).append(" drifted, ").append(unpersistedEntries).append(" journal entries not yet in the database, ")
-                .append(unresolvedQuarantine).append(" unresolved quarantined entries");
+                .append(unresolvedQuarantine).append(" unresolved quarantined entries, ").append(unresolvedCompensations)
+                .append(" unresolved refused compensations");
         if (!partitionsWithoutMarker.isEmpty()) {
             b.append(", partitions without a marker: ").append(partitionsWithoutMarker);
         }

@@ -1,12 +1,12 @@
 #!lua flags=
--- Repair and bootstrap: sets an account's balance (available + held) to the ledger's figure, but only when Redis still
+-- Repair: sets an account's balance (available + held) to the ledger's figure, but only when Redis still
 -- holds what reconciliation observed (compare-and-set: a change that landed in between wins, and the
--- next reconciliation looks again), and writes the partition marker when it is missing. No journal
--- entry: the ledger already holds this balance.
+-- next reconciliation looks again). Never in a partition without its marker: Redis lost its data there,
+-- and only bootstrap restores it (a repair would make the partition look intact, its other accounts "not
+-- found"). No journal entry: the ledger already holds this balance.
 -- KEYS: marker, account
--- ARGV: account, observed balance ('' = the account was absent), new balance, marker value,
---       '1' to write a missing marker ('0': bootstrap writes every marker once all accounts are in)
-local account, observed, target, expected, write_marker = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+-- ARGV: account, observed balance ('' = the account was absent), new balance, marker value
+local account, observed, target, expected = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 local bad = id_problem(account)
 if bad then return {'invalid_id', 'ACCOUNT', bad} end
@@ -18,7 +18,8 @@ if not base or KEYS[2] ~= base .. ':acct:' .. account then
 end
 
 local marker = redis.call('GET', KEYS[1])
-if marker and marker ~= expected then return {'marker_mismatch', marker} end
+if not marker then return {'no_marker'} end
+if marker ~= expected then return {'marker_mismatch', marker} end
 -- Balances here are available + held, as reconciliation compares them; open holds stay as they are
 -- and available takes the difference.
 local f = redis.call('HMGET', KEYS[2], 'balance', 'held')
@@ -29,7 +30,6 @@ if current ~= observed then return {'changed', current} end
 if tonumber(target) < tonumber(held) then return {'held_exceeds', held} end
 
 -- Every check is done; writes start here.
-if not marker and write_marker == '1' then redis.call('SET', KEYS[1], expected) end
 local available = string.format('%d', tonumber(target) - tonumber(held))
 redis.call('HSET', KEYS[2], 'balance', available)
 return {'set', available}

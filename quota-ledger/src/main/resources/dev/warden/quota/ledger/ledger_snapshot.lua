@@ -7,7 +7,8 @@
 -- ARGV: marker value, then the account ids in the order of their keys
 -- Reply: state, last id, time, each account's balance, then each account's named balances as
 -- 'name=amount,...' ('' when none), then each account's bucket count ('1' unless it is split, or being
--- merged: then AccountComparison sums its buckets), in the same order.
+-- merged: then AccountComparison sums its buckets), then what each account holds ('' when absent), in
+-- the same order.
 local expected = ARGV[1]
 local base = partition_base(KEYS[1])
 local n = #ARGV - 1
@@ -48,5 +49,9 @@ end
 for i = 3, 2 + n do
   local split = redis.call('HMGET', KEYS[i], 'buckets', 'drain')
   reply[#reply + 1] = string.format('%d', math.max(tonumber(split[1] or '1'), tonumber(split[2] or '1')))
+end
+for i = 3, 2 + n do
+  local f = redis.call('HMGET', KEYS[i], 'balance', 'held')
+  if not f[1] then reply[#reply + 1] = '' else reply[#reply + 1] = f[2] or '0' end
 end
 return reply

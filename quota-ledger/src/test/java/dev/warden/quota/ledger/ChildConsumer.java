@@ -56,6 +56,14 @@ final class ChildConsumer implements AutoCloseable {
     }
 
     /** Asks the consumer to SIGSTOP itself right before its next batch's database work; returns once it is stopped. */
+    /**
+     * Inside the next batch's transaction, right after its fence statement has locked the partition's row
+     * (where a frozen process keeps the row locked until something ends its session).
+     */
+    void freezeInsideNextBatch() throws IOException {
+        Files.createFile(dir.resolve("freeze-in-transaction"));
+    }
+
     void freezeAtNextBatch() throws IOException {
         Files.createFile(dir.resolve("freeze"));
         Support.await("consumer " + name + " froze itself (log " + log + ")", this::stopped);

@@ -167,4 +167,41 @@ class ConsumerProcessesTest {
             }
         }
     }
+
+    @Test
+    @DisplayName("a consumer frozen inside its batch's transaction, holding the partition's row, loses its session;"
+            + " the new owner takes every partition and drains it meanwhile, and the resumed consumer writes nothing")
+    void frozenInsideTransaction() throws Exception {
+        try (QuotaService quota = Support.quota(server())) {
+            List<String> accounts = open(quota, 50);
+            try (Load load = new Load(quota, accounts, 8, 500);
+                 ChildConsumer frozen = ChildConsumer.start("frozen-" + UUID.randomUUID(), server().uri(), ds.getJdbcUrl())) {
+                Support.await("one consumer owns every partition", () -> {
+                    Map<Integer, String> o = owners();
+                    return o.size() == 16 && o.values().stream().allMatch(frozen.name::equals);
+                });
+                frozen.freezeInsideNextBatch();
+                Support.await("the consumer froze inside a batch (log " + frozen.log + ")",
+                        () -> frozen.saw("FREEZING-IN-TRANSACTION"));
+                try (LedgerConsumer next = Support.consumer(server(), ds, "next-" + UUID.randomUUID()).start()) {
+                    // Within its lease (2 s), the idle-in-transaction limit (the request timeout, 3 s) and a few
+                    // rebalances; before that limit existed the frozen row blocked one partition for good.
+                    Support.await(Duration.ofSeconds(30), "the new consumer owns every partition while the other is frozen",
+                            () -> {
+                                Map<Integer, String> o = owners();
+                                return o.size() == 16 && o.values().stream().allMatch(next.consumerName()::equals);
+                            });
+                    Support.await(Duration.ofSeconds(30), "the journal drains while the other is frozen",
+                            () -> next.backlog() < 100);
+                    frozen.resume();
+                    // Its session is gone, so its batch was never committed; it finds its leases lost (or, had it
+                    // written again, the fence refuses it) and lets the partitions go.
+                    Support.await("the resumed consumer let its partitions go (log " + frozen.log + ")",
+                            () -> frozen.saw("LOST") || frozen.saw("FENCED"));
+                    load.close();
+                    assertLedgerIsWhatCallersWereTold(quota, load);
+                }
+            }
+        }
+    }
 }

@@ -126,12 +126,12 @@ class LedgerSchemaTest {
                 String schema = ds.getJdbcUrl().substring(ds.getJdbcUrl().indexOf("currentSchema=") + 14);
                 assertThatThrownBy(() -> Ledger.verifySchema(ds)).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.reason()).isEqualTo(QuotaException.Reason.SCHEMA));
-                assertThat(Ledger.migrate(ds)).isEqualTo("5");
-                assertThat(Ledger.migrate(ds)).isEqualTo("5");
+                assertThat(Ledger.migrate(ds)).isEqualTo("6");
+                assertThat(Ledger.migrate(ds)).isEqualTo("6");
                 Ledger.verifySchema(ds);
                 assertThat(server.psql("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables"
                         + " WHERE table_schema = '" + schema + "'")).isEqualTo("ledger_accounts,ledger_balances,ledger_compensations,"
-                        + "ledger_entries,ledger_partitions,ledger_posting_lines,ledger_quarantine," + Ledger.HISTORY_TABLE);
+                        + "ledger_entries,ledger_holds,ledger_partitions,ledger_posting_lines,ledger_quarantine," + Ledger.HISTORY_TABLE);
                 assertThatThrownBy(() -> server.psql("INSERT INTO " + schema + ".ledger_accounts (account, balance) VALUES ('x', -1)"))
                         .hasMessageContaining("ledger_accounts_balance_non_negative");
             }
@@ -145,7 +145,7 @@ class LedgerSchemaTest {
                 legacyRows(ds);
                 assertThatThrownBy(() -> Ledger.verifySchema(ds)).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.getMessage()).contains("ledger_partitions"));
-                assertThat(Ledger.migrate(ds)).isEqualTo("5");
+                assertThat(Ledger.migrate(ds)).isEqualTo("6");
                 assertMigrated(ds);
             }
         }
@@ -157,7 +157,7 @@ class LedgerSchemaTest {
                 try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                     s.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY)");
                 }
-                assertThat(Ledger.migrate(ds)).isEqualTo("5");
+                assertThat(Ledger.migrate(ds)).isEqualTo("6");
                 Ledger.verifySchema(ds);
                 assertThat(count(ds, "SELECT COUNT(*) FROM orders")).isZero();
             }
@@ -176,8 +176,8 @@ class LedgerSchemaTest {
                 assertThat(e.reason()).isEqualTo(QuotaException.Reason.SCHEMA);
                 assertThat(e.getMessage()).contains("ledger_accounts", "ledger_quarantine", "ledger_partitions");
             });
-            assertThat(Ledger.migrate(ds)).isEqualTo("5");
-            assertThat(Ledger.migrate(ds)).isEqualTo("5");
+            assertThat(Ledger.migrate(ds)).isEqualTo("6");
+            assertThat(Ledger.migrate(ds)).isEqualTo("6");
             Ledger.verifySchema(ds);
             assertThat(count(ds, "SELECT COUNT(*) FROM ledger_entries")).isZero();
         }
@@ -188,7 +188,7 @@ class LedgerSchemaTest {
             DataSource ds = Support.h2();
             legacySchema(ds, Ledger.Dialect.H2);
             legacyRows(ds);
-            assertThat(Ledger.migrate(ds)).isEqualTo("5");
+            assertThat(Ledger.migrate(ds)).isEqualTo("6");
             assertMigrated(ds);
         }
 

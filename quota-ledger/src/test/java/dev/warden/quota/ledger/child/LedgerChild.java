@@ -11,6 +11,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,7 +27,9 @@ import java.util.Map;
  * asks for to write a batch (after its lease was checked, before the fence; never a partition claim,
  * whose freeze would leave nothing for the fence to refuse) stops the
  * whole process with SIGSTOP, so the pause lands at the one place where only the database's fence can
- * refuse the batch. The test resumes it with SIGCONT.
+ * refuse the batch. When {@code freeze-in-transaction} appears, the process stops right after the next
+ * batch's fence statement, inside its transaction, holding the partition's row. The test resumes it with
+ * SIGCONT.
  */
 public final class LedgerChild {
 
@@ -46,7 +50,8 @@ public final class LedgerChild {
         settings.put("warden.quota.endpoint", redis);
         settings.put("warden.quota.request-timeout", "3s");
         settings.put("warden.lock.ttl", "2s");
-        LedgerConsumer consumer = LedgerConsumer.builder(settings, freezable(pool, control.resolve("freeze")))
+        LedgerConsumer consumer = LedgerConsumer.builder(settings, freezable(pool, control.resolve("freeze"),
+                        control.resolve("freeze-in-transaction")))
                 .consumerName(name).batchSize(100).blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
                 .rebalanceInterval(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(20), Duration.ofMillis(500))
                 .listener(new LedgerListener() {
@@ -79,7 +84,7 @@ public final class LedgerChild {
         System.out.flush();
     }
 
-    private static DataSource freezable(DataSource real, Path freeze) {
+    private static DataSource freezable(DataSource real, Path freeze, Path freezeInTransaction) {
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("getConnection") && writingABatch() && Files.deleteIfExists(freeze)) {
@@ -87,12 +92,41 @@ public final class LedgerChild {
                         stopMyself();
                         say("RESUMED");
                     }
-                    try {
-                        return method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
+                    Object result = invoke(method, real, args);
+                    return result instanceof Connection c ? inTransaction(c, freezeInTransaction) : result;
                 });
+    }
+
+    /** A connection whose batch fence statement, once it has run, stops the process when asked to. */
+    private static Connection inTransaction(Connection real, Path freeze) {
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(method, real, args);
+                    if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql
+                            && sql.startsWith("UPDATE ledger_partitions")) {
+                        PreparedStatement ps = (PreparedStatement) result;
+                        return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                                new Class<?>[]{PreparedStatement.class}, (p, m, a) -> {
+                                    Object r = invoke(m, ps, a);
+                                    if ((m.getName().equals("executeUpdate") || m.getName().equals("executeQuery"))
+                                            && writingABatch() && Files.deleteIfExists(freeze)) {
+                                        say("FREEZING-IN-TRANSACTION");
+                                        stopMyself();
+                                        say("RESUMED");
+                                    }
+                                    return r;
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     /**
