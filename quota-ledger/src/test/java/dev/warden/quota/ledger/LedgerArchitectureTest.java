@@ -50,7 +50,8 @@ class LedgerArchitectureTest {
     @DisplayName("test classes end in Test, the one suffix Surefire runs")
     void testClassesEndInTest() {
         classes().that().areTopLevelClasses().and().containAnyMethodsThat(DescribedPredicate.describe("are tests",
-                        m -> m.isAnnotatedWith(Test.class) || m.isAnnotatedWith(org.junit.jupiter.params.ParameterizedTest.class)))
+                        m -> m.isAnnotatedWith(Test.class) || m.isAnnotatedWith(org.junit.jupiter.params.ParameterizedTest.class)
+                                || m.isAnnotatedWith(net.jqwik.api.Property.class) || m.isAnnotatedWith(net.jqwik.api.Example.class)))
                 .should().haveSimpleNameEndingWith("Test")
                 .check(tests);
     }
