@@ -302,6 +302,20 @@ class HoldsTest {
         }
 
         @Test
+        @DisplayName("a due hold whose account is gone leaves the index and keeps its record for the retention only, never for good")
+        void orphanedHoldGetsALifetime() {
+            String account = opened(1_000);
+            quota.hold(account, 100, "orphan", Duration.ofSeconds(5));
+            redis.server().command("DEL", LAYOUT.accountKey(account)); // gone (by hand, or a partial loss)
+            clock.advance(Duration.ofSeconds(6));
+            quota.expireHolds();
+            String record = LAYOUT.holdKey(account, "orphan");
+            long ttl = Long.parseLong(String.valueOf(redis.server().command("PTTL", record)));
+            assertThat(ttl).as("the record's lifetime").isPositive().isLessThanOrEqualTo(Duration.ofMinutes(10).toMillis());
+            assertThat(redis.server().command("ZSCORE", LAYOUT.holdIndex(LAYOUT.partition(account)), account + ":orphan")).isNull();
+        }
+
+        @Test
         @DisplayName("racing a capture, exactly one wins, and available + held stays whole")
         void racingCapture() throws Exception {
             // Two engines whose clocks straddle the expiry, as two JVMs may: the capture's says the hold is

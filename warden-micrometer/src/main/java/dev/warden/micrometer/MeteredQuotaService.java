@@ -84,6 +84,12 @@ public final class MeteredQuotaService implements QuotaService {
     }
 
     @Override
+    public Outcome open(String account, long initialQuota, int buckets) {
+        // The delegate checks the bucket count before it opens anything: the interface's default would open first.
+        return timed("open", () -> delegate.open(account, initialQuota, buckets));
+    }
+
+    @Override
     public Outcome topUp(String account, long amount, String requestId) {
         return timed("top_up", () -> delegate.topUp(account, amount, requestId));
     }

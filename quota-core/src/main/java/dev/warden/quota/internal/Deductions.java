@@ -11,8 +11,9 @@ import dev.warden.quota.spi.ScriptRunner;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -32,6 +33,12 @@ final class Deductions implements AutoCloseable {
     private static final String NO_TOKEN = "-";
     /** Split accounts' deductions in flight at once on the asynchronous paths; more wait in line. */
     private static final int SPLIT_ROUTING_THREADS = 16;
+    /**
+     * How many wait in line at most: memory stays bounded when callers send faster than split accounts are
+     * served; beyond it a deduction fails at once (UNAVAILABLE, nothing sent to its bucket) for the caller
+     * to retry with its request id.
+     */
+    static final int SPLIT_ROUTING_QUEUE = 10_000;
     /** Routings after which an account that keeps changing its split is a protocol error. */
     private static final int MAX_ROUTINGS = 16;
 
@@ -54,7 +61,7 @@ final class Deductions implements AutoCloseable {
         this.syncWaitNanos = syncWaitNanos;
         this.endpoint = endpoint;
         this.splitRouting = new ThreadPoolExecutor(SPLIT_ROUTING_THREADS, SPLIT_ROUTING_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), runnable -> {
+                new ArrayBlockingQueue<>(SPLIT_ROUTING_QUEUE), runnable -> {
                     Thread t = new Thread(runnable, "warden-quota-split");
                     t.setDaemon(true);
                     return t;
@@ -100,7 +107,13 @@ final class Deductions implements AutoCloseable {
     }
 
     private CompletableFuture<Outcome> onSplitRouting(String account, long amount, String requestId, long token) {
-        return CompletableFuture.supplyAsync(() -> deduct(account, amount, requestId, token), splitRouting);
+        try {
+            return CompletableFuture.supplyAsync(() -> deduct(account, amount, requestId, token), splitRouting);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new QuotaException(Reason.UNAVAILABLE, SPLIT_ROUTING_QUEUE
+                    + " deductions of split accounts are already waiting (or the service is closing); the deduction"
+                    + " of " + account + " was not sent: retry it with its request id", e));
+        }
     }
 
     /**

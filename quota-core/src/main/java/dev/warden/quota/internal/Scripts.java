@@ -52,6 +52,17 @@ public final class Scripts {
         return SCRIPTS.get(script).source();
     }
 
+    /**
+     * An {@code EVAL} of the script as a plain command's words, for tools that talk to Redis without the
+     * engine (the benchmarks' sizing, the money path's checker cutting a move between its steps).
+     */
+    public static String[] eval(Script script, List<String> keys, List<String> args) {
+        List<String> words = new java.util.ArrayList<>(List.of("EVAL", source(script), Integer.toString(keys.size())));
+        words.addAll(keys);
+        words.addAll(args);
+        return words.toArray(String[]::new);
+    }
+
     /** The SHA-1 digest {@code EVALSHA} names. */
     public static String digest(Script script) {
         return SCRIPTS.get(script).digest();

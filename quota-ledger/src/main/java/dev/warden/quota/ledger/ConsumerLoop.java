@@ -242,6 +242,8 @@ final class ConsumerLoop implements Runnable {
                 break;
             }
         } while (running);
+        // What it claimed, it now holds: the others are left with nothing here, and once silent they are forgotten.
+        streams.forgetIdleConsumers(stream, settings.rebalanceInterval().multipliedBy(3));
     }
 
     /** One partition's entries as read: new ones, or a page a sweep claimed. */

@@ -280,4 +280,42 @@ class JournalConsumerTest {
             }
         }
     }
+
+    @Test
+    @DisplayName("a consumer that died holding entries is claimed from, then forgotten by the group: no consumer entry is kept for good")
+    void deadConsumersAreForgotten() {
+        try (QuotaService quota = Support.quota(server())) {
+            String a = "forgotten-" + UUID.randomUUID();
+            quota.open(a, 100);
+            quota.deduct(a, 1, "d1");
+            String stream = LAYOUT.journalOf(a);
+            try {
+                server().command("XGROUP", "CREATE", stream, LedgerConsumer.DEFAULT_GROUP, "0", "MKSTREAM");
+            } catch (RuntimeException exists) {
+                // created by an earlier test
+            }
+            // A consumer reads the entries and dies before writing them: they are pending on it.
+            server().command("XREADGROUP", "GROUP", LedgerConsumer.DEFAULT_GROUP, "dead-one", "COUNT", "100", "STREAMS", stream, ">");
+            assertThat(consumers(stream)).contains("dead-one");
+            try (LedgerConsumer consumer = Support.consumer(server(), ds, "c-" + UUID.randomUUID()).start()) {
+                Support.drained(consumer);
+                assertThat(dbBalance(a)).isEqualTo(99);
+                Support.await("the dead consumer is forgotten once it holds nothing", () -> !consumers(stream).contains("dead-one"));
+                assertThat(consumers(stream)).containsExactly(consumer.consumerName());
+            }
+        }
+    }
+
+    private static List<String> consumers(String stream) {
+        List<String> names = new ArrayList<>();
+        for (Object c : (List<?>) server().command("XINFO", "CONSUMERS", stream, LedgerConsumer.DEFAULT_GROUP)) {
+            List<?> info = (List<?>) c;
+            for (int i = 0; i + 1 < info.size(); i += 2) {
+                if ("name".equals(String.valueOf(info.get(i)))) {
+                    names.add(String.valueOf(info.get(i + 1)));
+                }
+            }
+        }
+        return names;
+    }
 }

@@ -45,7 +45,7 @@ class LedgerTenantsTest {
                 "~" + ns + ":quota:*", "~{warden:ledger:" + ns + ":*", "&{warden:ledger:" + ns + ":*"));
         acl.addAll(List.of(("+@connection +info +script|load +evalsha +eval +time +scan +exists +get +set +del +pexpire +pttl"
                 + " +hget +hset +hincrby +hmget +hgetall +hexists +hdel +hlen +zadd +zrem +zrange +zrangebyscore +zremrangebyscore"
-                + " +xadd +xreadgroup +xack +xautoclaim +xpending +xrange +xrevrange +xlen +xtrim +xinfo|groups +xgroup|create"
+                + " +xadd +xreadgroup +xack +xautoclaim +xpending +xrange +xrevrange +xlen +xtrim +xinfo|groups +xinfo|consumers +xgroup|create +xgroup|delconsumer"
                 + " +publish +subscribe +unsubscribe").split(" ")));
         return acl.toArray(String[]::new);
     }

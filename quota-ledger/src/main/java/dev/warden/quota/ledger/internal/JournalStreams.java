@@ -215,6 +215,16 @@ public final class JournalStreams {
         return trim(stream, await(scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args), "acknowledge a batch"));
     }
 
+    /**
+     * Deletes from the group the other consumers that hold nothing pending of this stream and have been silent
+     * at least {@code idle} (checked and deleted atomically); how many.
+     */
+    public long forgetIdleConsumers(String stream, Duration idle) {
+        List<Object> reply = await(scripts.run(LedgerScripts.FORGET_CONSUMERS, new String[]{stream}, group,
+                me == null ? "" : me.getName(), Long.toString(idle.toMillis())), "forget idle consumers");
+        return Long.parseLong(String.valueOf(reply.get(1)));
+    }
+
     /** {@link #ackAndTrim} for several streams (stream to ids), pipelined; the trims by stream. */
     public Map<String, Trim> ackAndTrimAll(Map<String, List<String>> idsByStream) {
         Map<String, java.util.concurrent.CompletableFuture<List<Object>>> calls = new LinkedHashMap<>();

@@ -25,7 +25,11 @@ public final class LedgerScripts {
     /** Bootstrap: the missing half of a move between buckets that Redis lost. */
     public static final LuaScript SETTLE_MOVE = LuaScript.load(LedgerScripts.class, DIR + "ledger_settle_move.lua");
 
-    public static final List<LuaScript> ALL = List.of(SNAPSHOT, BUCKET_SNAPSHOT, RESTORE, LOAD, SETTLE_MOVE, ACK_TRIM, HEARTBEAT);
+    /** The owner forgets the group's consumers that hold nothing of a stream (dead, or moved on). */
+    public static final LuaScript FORGET_CONSUMERS = LuaScript.load(LedgerScripts.class, DIR + "forget_consumers.lua");
+
+    public static final List<LuaScript> ALL = List.of(SNAPSHOT, BUCKET_SNAPSHOT, RESTORE, LOAD, SETTLE_MOVE, ACK_TRIM, HEARTBEAT,
+            FORGET_CONSUMERS);
 
     private LedgerScripts() {
     }
