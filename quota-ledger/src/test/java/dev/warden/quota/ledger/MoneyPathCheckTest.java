@@ -32,6 +32,8 @@ class MoneyPathCheckTest {
     private static long programs;
     private static long steps;
     private static long started;
+    /** The generated program that failed first (before shrinking), counted from 1; 0 when none did. */
+    private static long firstFailure;
 
     @BeforeContainer
     static void start() {
@@ -43,8 +45,9 @@ class MoneyPathCheckTest {
 
     @AfterContainer
     static void stop() {
-        System.out.printf("money path checker: %d programs, %d steps (%d executed with the end-of-program checks) in %d s%n",
-                programs, steps, system == null ? 0 : system.executed(), (System.nanoTime() - started) / 1_000_000_000L);
+        System.out.printf("money path checker: %d programs, %d steps (%d executed with the end-of-program checks) in %d s%s%n",
+                programs, steps, system == null ? 0 : system.executed(), (System.nanoTime() - started) / 1_000_000_000L,
+                firstFailure == 0 ? "" : "; program " + firstFailure + " failed first, the rest were shrinking it");
         try (RedisServer r = redis; PostgresServer p = postgres) {
             if (system != null) {
                 system.close();
@@ -59,6 +62,9 @@ class MoneyPathCheckTest {
         try {
             system.check(program);
         } catch (AssertionError e) {
+            if (firstFailure == 0) {
+                firstFailure = programs;
+            }
             throw new AssertionError(e.getMessage() + "\nreplay:\n" + MoneyStep.program(program), e);
         }
     }

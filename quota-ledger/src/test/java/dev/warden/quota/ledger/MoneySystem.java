@@ -260,6 +260,7 @@ final class MoneySystem implements AutoCloseable {
                 return "BOOTSTRAPPED";
             });
             m.bootstrap();
+            zeroPhantoms();
             return pair("BOOTSTRAPPED", actual);
         }
         if (step instanceof MoneyStep.Reconcile s) {
@@ -267,6 +268,31 @@ final class MoneySystem implements AutoCloseable {
             return new String[]{null, "reconciled"};
         }
         throw new IllegalArgumentException("unknown step " + step);
+    }
+
+    /**
+     * After bootstrap: a split account whose opening Redis lost before the ledger had it, but one of whose
+     * moves between buckets (the model leaves moves out) the ledger had, comes back from its ledger row, at
+     * 0 once bootstrap completed the move. The contract allows it (the opening was acknowledged, then lost);
+     * the model learns such an account here, and only at 0 everywhere.
+     */
+    private void zeroPhantoms() {
+        for (Object k : (List<?>) redis.command("KEYS", layout.prefix() + "quota:*:acct:*")) {
+            String account = layout.accountOf(String.valueOf(k));
+            if (account == null || model.redis.containsKey(account)) {
+                continue;
+            }
+            List<?> fields = (List<?>) redis.command("HGETALL", String.valueOf(k));
+            for (int i = 0; i + 1 < fields.size(); i += 2) {
+                String name = String.valueOf(fields.get(i));
+                if ((name.equals("balance") || name.equals("held")) && !String.valueOf(fields.get(i + 1)).equals("0")) {
+                    throw new AssertionError("bootstrap loaded account " + account + ", which the model never saw"
+                            + " persisted, with " + fields);
+                }
+            }
+            model.redis.put(account, new MoneyModel.Account());
+            model.ledger.put(account, new MoneyModel.Account());
+        }
     }
 
     private static String[] pair(String expected, String actual) {
@@ -630,13 +656,12 @@ final class MoneySystem implements AutoCloseable {
     }
 
     private List<?> bucketCall(String op, String account, int index, List<String> keys, String... args) {
-        List<String> command = new ArrayList<>(List.of("EVAL", Scripts.source(Scripts.Script.BUCKETS),
-                Integer.toString(2 + keys.size()), layout.marker(layout.bucketPartition(account, index)),
+        List<String> allKeys = new ArrayList<>(List.of(layout.marker(layout.bucketPartition(account, index)),
                 layout.bucketKey(account, index)));
-        command.addAll(keys);
-        command.addAll(List.of(op, account, Integer.toString(index), layout.markerValue()));
-        command.addAll(List.of(args));
-        return (List<?>) redis.command(command.toArray(String[]::new));
+        allKeys.addAll(keys);
+        List<String> allArgs = new ArrayList<>(List.of(op, account, Integer.toString(index), layout.markerValue()));
+        allArgs.addAll(List.of(args));
+        return (List<?>) redis.command(Scripts.eval(Scripts.Script.BUCKETS, allKeys, allArgs));
     }
 
     // ---- plumbing ----
