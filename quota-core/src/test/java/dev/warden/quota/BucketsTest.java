@@ -309,6 +309,26 @@ class BucketsTest {
     class Online {
 
         @Test
+        @DisplayName("a merge whose buckets together hold more than one balance may (2^53-1) answers TooLarge and changes nothing")
+        void mergeBeyondOneBalance() {
+            String account = opened(Amount.MAX - 1);
+            assertThat(a.split(account, 2)).isEqualTo(new SplitOutcome.Split(2));
+            long credited = 0;
+            for (int i = 0; i < 4; i++) {
+                Outcome o = a.topUp(account, Amount.MAX / 4, "big-" + i); // each bucket takes at most 2^53-1
+                if (o instanceof Outcome.Applied) {
+                    credited += Amount.MAX / 4;
+                }
+            }
+            assertThat(credited).isPositive();
+            long total = Amount.MAX - 1 + credited;
+            assertThat(a.balance(account)).hasValue(total);
+            assertThat(a.merge(account)).isEqualTo(new SplitOutcome.TooLarge(total));
+            assertThat(a.balance(account)).hasValue(total);
+            assertThat(a.split(account, 2)).isEqualTo(new SplitOutcome.AlreadySplit(2));
+        }
+
+        @Test
         @DisplayName("merge empties the buckets into the account key; the account is one again")
         void merge() {
             String account = opened(8_000);

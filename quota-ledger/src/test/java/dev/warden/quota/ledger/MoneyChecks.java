@@ -156,7 +156,9 @@ final class MoneyChecks {
      * bootstrap), and drifts only where that is so; repair refuses to run then, and otherwise has nothing to do.
      */
     void reconciliation(boolean repair) {
-        boolean dataMissing = model.lost && !model.ledger.isEmpty();
+        // Redis lost what the ledger holds: the model's accounts, or an account whose only persisted entries are moves
+        // between its buckets (which the model leaves out).
+        boolean dataMissing = model.lost && (!model.ledger.isEmpty() || ledgerHoldsAccounts());
         boolean expectClean = model.flagged.isEmpty() && !dataMissing;
         if (!repair) {
             ReconciliationReport report = system.reconciler().check();
@@ -185,6 +187,16 @@ final class MoneyChecks {
                 fail("repair refused (" + e.reason() + ": " + e.getMessage() + "); the model expected it to "
                         + (expectClean ? "run" : "refuse with RECOVERY_ORDER"));
             }
+        }
+    }
+
+    private boolean ledgerHoldsAccounts() {
+        try (Connection c = system.database.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT COUNT(*) FROM ledger_accounts"); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1) > 0;
+        } catch (SQLException e) {
+            throw new AssertionError("could not read the ledger", e);
         }
     }
 

@@ -159,6 +159,22 @@ class MoneyPathRegressionTest {
     }
 
     @Test
+    @DisplayName("found by the checker: a move whose 'movein' alone reached the ledger is taken back by bootstrap (the account at 0, not 1)")
+    void halfMoveInTakenBack() {
+        check(new Open("b", 2), new Split("b", 2), new Drain(List.of(2)), new DataLoss(), new Bootstrap(), new Balance("b"));
+    }
+
+    @Test
+    @DisplayName("found by the checker: a request id reused by another kind across a split reaches the ledger from two streams; either"
+            + " order ends compensated or reported")
+    void reusedIdAcrossASplitFromTwoStreams() {
+        check(new Open("c", 0), new Credit("c", 1, "r4", false), new Split("c", 2), new Deduct("c", 1, "r4", Via.SYNC, 0),
+                new Drain(ALL), new Reconcile(false));
+        check(new Open("a", 0), new Credit("a", 1, "r6", false), new Split("a", 2), new Credit("a", 2, "r6", false),
+                new Deduct("a", 2, "r1", Via.SYNC, 0), new Drain(ALL), new Reconcile(false));
+    }
+
+    @Test
     @DisplayName("a replay the ledger applied and had not undone in Redis when Redis lost its data is undone by bootstrap")
     void owedCompensationMadeByBootstrap() {
         check(new Open("a", 100), new Deduct("a", 30, "d1", Via.SYNC, 0), new Drain(ALL), new RetentionPasses(),
