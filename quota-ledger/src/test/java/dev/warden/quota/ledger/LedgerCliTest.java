@@ -37,18 +37,22 @@ class LedgerCliTest {
         ds.close();
     }
 
-    record Run(int code, String out) {
+    record Run(int code, String out, String err) {
     }
 
     static synchronized Run run(String... args) {
         PrintStream original = System.out;
+        PrintStream originalErr = System.err;
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
         try {
             int code = LedgerCli.run(args);
-            return new Run(code, buffer.toString(StandardCharsets.UTF_8));
+            return new Run(code, buffer.toString(StandardCharsets.UTF_8), errors.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(original);
+            System.setErr(originalErr);
         }
     }
 
@@ -97,5 +101,35 @@ class LedgerCliTest {
         } finally {
             System.clearProperty("warden.quota.endpoint");
         }
+    }
+
+    @Test
+    @DisplayName("after Redis lost its data: reconcile exits 1, repair exits 4 naming bootstrap and writes nothing, bootstrap"
+            + " then reconcile exit 0; nothing to resolve exits 1")
+    void recoveryOrder() {
+        String jdbc = ds.getJdbcUrl();
+        String uri = redis.server().uri();
+        assertThat(run("schema", "--migrate", "--jdbc", jdbc).code()).isZero();
+        String a = "order-" + UUID.randomUUID();
+        try (QuotaService quota = Support.quota(redis.server());
+             LedgerConsumer c = Support.consumer(redis.server(), ds, "order").start()) {
+            quota.open(a, 500);
+            quota.deduct(a, 20, "d-" + a);
+            Support.drained(c);
+        }
+        redis.server().command("FLUSHALL"); // Redis restarted without persistence
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isEqualTo(1);
+        Run refused = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair", "--apply");
+        assertThat(refused.code()).isEqualTo(4);
+        assertThat(refused.err()).contains("repair refused, nothing was written").contains("run bootstrap first");
+        assertThat(redis.server().command("EXISTS", new dev.warden.quota.spi.KeyLayout(16).accountKey(a))).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", new dev.warden.quota.spi.KeyLayout(16).markerOf(a))).isEqualTo(0L);
+        assertThat(run("bootstrap", "--redis", uri, "--jdbc", jdbc).code()).isZero();
+        assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isZero();
+        try (QuotaService quota = Support.quota(redis.server())) {
+            assertThat(quota.balance(a)).hasValue(480);
+        }
+        assertThat(run("compensations", "--jdbc", jdbc).out()).contains("0 refused compensations");
+        assertThat(run("quarantine", "--jdbc", jdbc, "--resolve", "no-such-stream", "0-1", "--note", "n/a").code()).isEqualTo(1);
     }
 }

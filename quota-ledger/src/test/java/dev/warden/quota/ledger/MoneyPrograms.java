@@ -86,6 +86,8 @@ final class MoneyPrograms {
                 .map(ps -> new MoneyStep.Drain(new ArrayList<>(new TreeSet<>(ps))));
         Arbitrary<MoneyStep> ghostRead = Arbitraries.integers().between(0, MoneySystem.PARTITIONS - 1).map(MoneyStep.GhostRead::new);
         Arbitrary<MoneyStep> ghostCommit = Arbitraries.integers().between(0, MoneySystem.PARTITIONS - 1).map(MoneyStep.GhostCommit::new);
+        Arbitrary<MoneyStep> again = Combinators.combine(Arbitraries.integers().between(1, 4), Arbitraries.of(false, false, true))
+                .as(MoneyStep.Again::new);
         Arbitrary<MoneyStep> retention = Arbitraries.just(new MoneyStep.RetentionPasses());
         Arbitrary<MoneyStep> loss = Arbitraries.just(new MoneyStep.DataLoss());
         Arbitrary<MoneyStep> bootstrap = Arbitraries.just(new MoneyStep.Bootstrap());
@@ -94,7 +96,7 @@ final class MoneyPrograms {
                 Tuple.of(10, open), Tuple.of(9, credit), Tuple.of(14, deduct), Tuple.of(2, deductAll), Tuple.of(4, charge),
                 Tuple.of(6, hold), Tuple.of(4, capture), Tuple.of(3, release), Tuple.of(2, chargeHold), Tuple.of(3, advance),
                 Tuple.of(3, openBalance), Tuple.of(4, post), Tuple.of(4, split), Tuple.of(2, merge), Tuple.of(3, balance),
-                Tuple.of(2, cut), Tuple.of(8, drain), Tuple.of(2, ghostRead), Tuple.of(2, ghostCommit),
-                Tuple.of(3, retention), Tuple.of(2, loss), Tuple.of(3, bootstrap), Tuple.of(3, reconcile));
+                Tuple.of(4, cut), Tuple.of(8, drain), Tuple.of(2, ghostRead), Tuple.of(2, ghostCommit),
+                Tuple.of(8, again), Tuple.of(4, retention), Tuple.of(2, loss), Tuple.of(3, bootstrap), Tuple.of(3, reconcile));
     }
 }

@@ -87,6 +87,18 @@ sealed interface MoneyStep {
         }
     }
 
+    /**
+     * A retry: the change {@code back} changes ago (counting only calls that change money: credits, deductions,
+     * charges, holds and their ends, postings) sent again as it was, the way a client retries after a timeout;
+     * with {@code unfenced}, a fenced deduction is retried without its lease (as {@code charge} does under
+     * {@code lock-unavailable=proceed}).
+     */
+    record Again(int back, boolean unfenced) implements MoneyStep {
+        public String java() {
+            return "new Again(" + back + ", " + unfenced + ")";
+        }
+    }
+
     /** The engine's clock moves on, then {@code expireHolds()} runs (when {@code sweep}). */
     record Advance(long millis, boolean sweep) implements MoneyStep {
         public String java() {
@@ -132,7 +144,8 @@ sealed interface MoneyStep {
 
     /**
      * A move between two buckets of a split account cut by a dying process: taken from bucket {@code from}
-     * (up to {@code amount}) and, when {@code given}, given to bucket 0, never finished.
+     * (up to {@code amount}; {@code from} counts round the account's other buckets) and, when {@code given},
+     * given to bucket 0, never finished.
      */
     record CutMove(String account, int from, long amount, boolean given) implements MoneyStep {
         public String java() {

@@ -69,6 +69,8 @@ final class MoneySystem implements AutoCloseable {
     MoneyModel model;
     private final Map<Integer, Ghost> ghosts = new HashMap<>();
     private final Map<Integer, Integer> drains = new HashMap<>();
+    /** The program's calls that change money, for {@link MoneyStep.Again}. */
+    private final List<MoneyStep> changes = new ArrayList<>();
     private int cuts;
     final List<String> trace = new ArrayList<>();
 
@@ -109,6 +111,7 @@ final class MoneySystem implements AutoCloseable {
         model = new MoneyModel(layout, clock.millis());
         ghosts.clear();
         drains.clear();
+        changes.clear();
         cuts = 0;
         trace.clear();
     }
@@ -156,6 +159,21 @@ final class MoneySystem implements AutoCloseable {
 
     /** Runs a step on both sides: {expected, actual}, or null when the step does not apply now. */
     private String[] execute(MoneyStep step) {
+        if (step instanceof MoneyStep.Again again) {
+            if (changes.size() < again.back()) {
+                return null;
+            }
+            MoneyStep retried = changes.get(changes.size() - again.back());
+            if (again.unfenced() && retried instanceof MoneyStep.Deduct d && d.token() != 0) {
+                retried = new MoneyStep.Deduct(d.account(), d.amount(), d.requestId(), d.via(), 0);
+            }
+            return execute(retried);
+        }
+        if (step instanceof MoneyStep.Credit || step instanceof MoneyStep.Deduct || step instanceof MoneyStep.DeductAll
+                || step instanceof MoneyStep.Charge || step instanceof MoneyStep.Hold || step instanceof MoneyStep.Capture
+                || step instanceof MoneyStep.Release || step instanceof MoneyStep.ChargeHold || step instanceof MoneyStep.Post) {
+            changes.add(step);
+        }
         MoneyModel m = model;
         if (step instanceof MoneyStep.Open s) {
             if (m.lost) {
@@ -701,13 +719,14 @@ final class MoneySystem implements AutoCloseable {
      */
     private String[] cutMove(MoneyStep.CutMove s) {
         MoneyModel.Account a = model.redis.get(s.account());
-        if (model.lost || a == null || a.buckets < 2 || s.from() < 1 || s.from() >= a.buckets) {
+        if (model.lost || a == null || a.buckets < 2 || s.from() < 1) {
             return null;
         }
+        int from = 1 + (s.from() - 1) % (a.buckets - 1); // one of the other buckets, whatever the split
         String id = "cut-" + (++cuts);
         String n = Integer.toString(a.buckets);
-        List<?> taken = bucketCall("take", s.account(), s.from(),
-                List.of(layout.journal(layout.bucketPartition(s.account(), s.from())), layout.movesKey(s.account(), s.from())),
+        List<?> taken = bucketCall("take", s.account(), from,
+                List.of(layout.journal(layout.bucketPartition(s.account(), from)), layout.movesKey(s.account(), from)),
                 n, id, "0", Long.toString(s.amount()), "1");
         if (!"taken".equals(String.valueOf(taken.get(0)))) {
             throw new AssertionError("the cut move's take answered " + taken);
