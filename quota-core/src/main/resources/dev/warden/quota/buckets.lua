@@ -49,9 +49,11 @@ local function serves(f, n)
 end
 
 if op == 'create' then
-  -- KEYS: marker, bucket, moves. ARGV: ..., N. A bucket i > 0 at 0, belonging to split N; the partition's
-  -- marker written when absent (no account may ever have been opened there).
-  local n = ARGV[5]
+  -- KEYS: marker, bucket, moves. ARGV: ..., N, bucket 0's fence mark ('-' when none). A bucket i > 0 at 0,
+  -- belonging to split N, with bucket 0's fence mark (a holder bucket 0 has superseded is refused here too);
+  -- the partition's marker written when absent (no account may ever have been opened there).
+  local n, fence = ARGV[5], ARGV[6] or '-'
+  if fence ~= '-' and not token_ok(fence) then return {'invalid_argument', 'fence'} end
   if home or not key_ok(KEYS[3], ':moves:' .. account) then return {'invalid_argument', 'keys'} end
   local marker = redis.call('GET', KEYS[1])
   if marker and marker ~= expected then return {'marker_mismatch', marker} end
@@ -59,6 +61,7 @@ if op == 'create' then
   if f[1] and (f[1] ~= '0' or redis.call('HLEN', KEYS[3]) > 0) then return {'busy', f[1], f[2] or '0'} end
   if not marker then redis.call('SET', KEYS[1], expected) end
   redis.call('HSET', KEYS[2], 'balance', '0', 'of', n)
+  if fence ~= '-' then redis.call('HSET', KEYS[2], 'fence', fence) end
   return {'created'}
 end
 
@@ -151,14 +154,17 @@ if op == 'fence' then
   -- token) before it changes its own, so a superseded holder is refused wherever its request routes.
   local token = ARGV[5]
   if token == nil or token == '-' or not token_ok(token) then return {'invalid_argument', 'token'} end
-  local f = redis.call('HMGET', KEYS[2], 'balance', 'fence')
+  local f = redis.call('HMGET', KEYS[2], 'balance', 'fence', 'buckets', 'drain')
   if not f[1] then
     if home then return {'not_found'} end
-    return {'fenced'} -- closed and gone: it takes no change
+    return {'fenced', '0'} -- closed and gone: it takes no change
   end
   if f[2] and decimal_less(token, f[2]) then return {'stale_fence', f[2]} end
   if not f[2] or decimal_less(f[2], token) then redis.call('HSET', KEYS[2], 'fence', token) end
-  return {'fenced'}
+  -- Bucket 0 says how many buckets there are now (a merge in progress: the old count), so a caller whose idea
+  -- of the split is stale still fences every bucket a change may reach.
+  if home then return {'fenced', string.format('%d', math.max(tonumber(f[3] or '1'), tonumber(f[4] or '1')))} end
+  return {'fenced', '0'}
 end
 
 if op == 'take' or op == 'close' then

@@ -99,8 +99,11 @@ local function sweep(max)
     else
       -- Ended or gone: nothing to return. (Unreadable figures too: left for reconciliation to report.)
       redis.call('ZREM', KEYS[2], member)
-      -- A record left held out of the index (its account is gone) would never end: it lives the retention.
-      if hkey and redis.call('PTTL', hkey) == -1 then redis.call('PEXPIRE', hkey, retention) end
+      -- A record left held out of the index because its account is gone would never end: it lives the retention.
+      -- (One whose account holds unreadable figures stays, as evidence for reconciliation.)
+      if hkey and redis.call('EXISTS', base .. ':acct:' .. acct) == 0 and redis.call('PTTL', hkey) == -1 then
+        redis.call('PEXPIRE', hkey, retention)
+      end
     end
   end
   local more = #redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1) > 0

@@ -150,12 +150,22 @@ class BucketsTest {
             assertThatThrownBy(() -> a.split(account, QuotaService.MAX_BUCKETS + 1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> a.split("a:b", 8)).isInstanceOf(InvalidIdException.class);
             assertThatThrownBy(() -> a.merge("a{b")).isInstanceOf(InvalidIdException.class);
-            assertThat(a.split("nobody-" + UUID.randomUUID(), 8)).isInstanceOf(SplitOutcome.AccountNotFound.class);
-            assertThat(a.merge("nobody-" + UUID.randomUUID())).isInstanceOf(SplitOutcome.AccountNotFound.class);
+            // Unknown accounts in the opened account's partition (one without a marker answers DATA_LOST instead).
+            assertThat(a.split(neighbourOf(account), 8)).isInstanceOf(SplitOutcome.AccountNotFound.class);
+            assertThat(a.merge(neighbourOf(account))).isInstanceOf(SplitOutcome.AccountNotFound.class);
             assertThat(a.merge(account)).isEqualTo(new SplitOutcome.NotSplit());
             assertThat(a.split(account, 8)).isEqualTo(new SplitOutcome.Split(8));
             assertThat(a.deduct(account, 0, "zero")).isEqualTo(new Outcome.InvalidAmount(AmountProblem.ZERO));
             assertThat(a.balance(account)).hasValue(10);
+        }
+
+        private String neighbourOf(String account) {
+            while (true) {
+                String candidate = "nobody-" + UUID.randomUUID();
+                if (LAYOUT.partition(candidate) == LAYOUT.partition(account)) {
+                    return candidate;
+                }
+            }
         }
 
         @Test
@@ -579,7 +589,7 @@ class BucketsTest {
     class Fencing {
 
         @Test
-        @DisplayName("a fenced deduction goes to bucket 0, which keeps the account's fence: a stale token is refused")
+        @DisplayName("a fenced deduction raises every bucket's fence first: a stale token is refused wherever its request routes")
         void staleRefused() {
             String account = opened(8_000);
             a.split(account, 8);
@@ -591,6 +601,49 @@ class BucketsTest {
             assertThat(a.balance(account)).hasValue(5_990);
             assertThat(journal(account)).filteredOn(e -> e.request().equals("f1"))
                     .extracting(Journal.Entry::token).containsExactly("7");
+        }
+
+        @Test
+        @DisplayName("an instance that believes in an older, smaller split still fences every bucket of the split there is now")
+        void staleSplitCountStillFencesEveryBucket() {
+            String account = opened(8_000);
+            String lock = a.lockName(account);
+            assertThat(a.split(account, 2)).isEqualTo(new SplitOutcome.Split(2));
+            assertThat(b.deduct(account, 1, "learn")).isInstanceOf(Outcome.Applied.class); // b caches 2 buckets
+            assertThat(a.merge(account)).isEqualTo(new SplitOutcome.Merged(2));
+            assertThat(a.split(account, 4)).isEqualTo(new SplitOutcome.Split(4)); // b still believes in 2
+            // The superseded holder (token 5) has fenced every bucket, and pauses before its change.
+            for (int i = 0; i < 4; i++) {
+                assertThat(bucketScript(account, i, List.of(), "fence", "5").get(0)).isEqualTo("fenced");
+            }
+            // The newer holder (token 6), through b: its fence must reach buckets 2 and 3 too.
+            assertThat(b.deduct(account, 1, "s1", new TokenLease(lock, 6)).isApplied()).isTrue();
+            // The superseded holder resumes with its change in bucket 3 ("s2" routes there): refused.
+            int p = LAYOUT.bucketPartition(account, 3);
+            List<?> change = bucketScript(account, 3, List.of(LAYOUT.bucketRequestKey(account, 3, "s2"), LAYOUT.journal(p)),
+                    "change", "4", "deduct", "1", "s2", "5", "60000");
+            assertThat(change.stream().map(String::valueOf).toList()).containsExactly("stale_fence", "6");
+        }
+
+        private List<?> bucketScript(String account, int i, List<String> keys, String op, String... args) {
+            List<String> allKeys = new ArrayList<>(List.of(LAYOUT.marker(LAYOUT.bucketPartition(account, i)),
+                    LAYOUT.bucketKey(account, i)));
+            allKeys.addAll(keys);
+            List<String> allArgs = new ArrayList<>(List.of(op, account, Integer.toString(i), LAYOUT.markerValue()));
+            allArgs.addAll(List.of(args));
+            return (List<?>) redis.server().command(Scripts.eval(Scripts.Script.BUCKETS, allKeys, allArgs));
+        }
+
+        @Test
+        @DisplayName("buckets a later split creates start with bucket 0's fence mark")
+        void newBucketsInheritTheFence() {
+            String account = opened(8_000);
+            String lock = a.lockName(account);
+            assertThat(a.deduct(account, 1, "t1", new TokenLease(lock, 9)).isApplied()).isTrue();
+            assertThat(a.split(account, 4)).isEqualTo(new SplitOutcome.Split(4));
+            for (int i = 1; i < 4; i++) {
+                assertThat(redis.server().command("HGET", LAYOUT.bucketKey(account, i), "fence")).as("bucket " + i).isEqualTo("9");
+            }
         }
     }
 

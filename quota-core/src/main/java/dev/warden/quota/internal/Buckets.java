@@ -209,10 +209,14 @@ final class Buckets {
                 return new Fenced(new Outcome.Conflict(EntryKind.fromWireName(f[0]), account, Long.parseLong(f[1])), false);
             }
         }
-        for (int i = 0; i < n; i++) {
+        int m = n;
+        for (int i = 0; i < m; i++) {
             List<Object> reply = call("fence", account, i, new String[0], Long.toString(token));
             switch (Replies.text(reply, 0)) {
                 case "fenced" -> {
+                    if (i == 0) {
+                        m = Math.max(n, (int) Replies.number(reply, 1)); // the split now, whatever this instance cached
+                    }
                 }
                 case "stale_fence" -> {
                     return new Fenced(new Outcome.StaleFence(token, Replies.number(reply, 1)), false);
@@ -397,8 +401,12 @@ final class Buckets {
                 learned(account, home.split);
                 return new SplitOutcome.AlreadySplit(home.split);
             }
+            // New buckets start with bucket 0's fence mark: a holder it has superseded is refused in them too.
+            String fence = await(commands.async().hget(layout.accountKey(account), "fence").toCompletableFuture(),
+                    "read the fence mark of " + account);
             for (int i = 1; i < n; i++) {
-                List<Object> reply = call("create", account, i, new String[] {layout.movesKey(account, i)}, Integer.toString(n));
+                List<Object> reply = call("create", account, i, new String[] {layout.movesKey(account, i)}, Integer.toString(n),
+                        fence == null ? "-" : fence);
                 if (!Replies.text(reply, 0).equals("created")) {
                     throw new QuotaException(Reason.PROTOCOL, "bucket " + i + " of account " + account
                             + " is in use (" + reply + "); merge the account first");

@@ -49,16 +49,19 @@ final class Bootstrap {
     private final ScriptRunner scripts;
     private final String endpoint;
     private final Supplier<QuotaService> quota;
+    private final java.time.Duration retention;
     private final BiFunction<CompletableFuture<List<Object>>, String, List<Object>> await;
 
     Bootstrap(KeyLayout layout, DataSource dataSource, RedisClusterCommands<String, String> redis, ScriptRunner scripts,
-              String endpoint, Supplier<QuotaService> quota, BiFunction<CompletableFuture<List<Object>>, String, List<Object>> await) {
+              String endpoint, java.time.Duration retention, Supplier<QuotaService> quota,
+              BiFunction<CompletableFuture<List<Object>>, String, List<Object>> await) {
         this.layout = layout;
         this.dataSource = dataSource;
         this.redis = redis;
         this.scripts = scripts;
         this.endpoint = endpoint;
         this.quota = quota;
+        this.retention = retention;
         this.await = await;
     }
 
@@ -213,13 +216,16 @@ final class Bootstrap {
      */
     private int owedCompensations() {
         List<Object[]> owed = new ArrayList<>();
+        // An outcome is recorded after Redis answered, best effort: a compensation whose own entry the ledger holds was
+        // made (its outcome was lost with a crash), and Redis's loaded balance includes it already.
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT stream, entry_ms,"
-                + " entry_seq, account, amount, compensation_request_id, compensation_kind FROM ledger_compensations"
-                + " WHERE outcome IS NULL AND resolved_at IS NULL ORDER BY entry_ms, entry_seq");
+                + " entry_seq, account, amount, compensation_request_id, compensation_kind, EXISTS (SELECT 1 FROM ledger_entries e"
+                + " WHERE e.account = ledger_compensations.account AND e.request_id = ledger_compensations.compensation_request_id)"
+                + " FROM ledger_compensations WHERE outcome IS NULL AND resolved_at IS NULL ORDER BY entry_ms, entry_seq");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 owed.add(new Object[]{rs.getString(1), new EntryId(rs.getLong(2), rs.getLong(3)), rs.getString(4),
-                        rs.getLong(5), rs.getString(6), rs.getString(7)});
+                        rs.getLong(5), rs.getString(6), rs.getString(7), rs.getBoolean(8)});
             }
         } catch (SQLException e) {
             throw new QuotaException(Reason.DATABASE, "could not read the ledger's compensations: " + e.getMessage(), e);
@@ -229,6 +235,10 @@ final class Bootstrap {
             String account = (String) o[2];
             long amount = (Long) o[3];
             String requestId = (String) o[4];
+            if ((Boolean) o[6]) {
+                record((String) o[0], (EntryId) o[1], "APPLIED", requestId); // made before, and in the ledger
+                continue;
+            }
             Outcome outcome = EntryKind.fromWireName((String) o[5]) == EntryKind.REFUND
                     ? quota.get().refund(account, amount, requestId) : quota.get().deduct(account, amount, requestId);
             if (outcome.isApplied()) {
@@ -237,13 +247,17 @@ final class Bootstrap {
                 log.error("ledger bootstrap: the owed compensation {} of account {} was refused ({}); it stays unresolved"
                         + " until a person resolves it", requestId, account, outcome);
             }
-            try (Connection c = dataSource.getConnection()) {
-                BatchWriter.recordOutcome(c, (String) o[0], (EntryId) o[1], outcome.status().name());
-            } catch (SQLException e) {
-                throw new QuotaException(Reason.DATABASE, "could not record compensation " + requestId + ": " + e.getMessage(), e);
-            }
+            record((String) o[0], (EntryId) o[1], outcome.status().name(), requestId);
         }
         return made;
+    }
+
+    private void record(String stream, EntryId position, String outcome, String requestId) {
+        try (Connection c = dataSource.getConnection()) {
+            BatchWriter.recordOutcome(c, stream, position, outcome);
+        } catch (SQLException e) {
+            throw new QuotaException(Reason.DATABASE, "could not record compensation " + requestId + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -279,8 +293,8 @@ final class Bootstrap {
         for (String[] h : halves) {
             int p = layout.partition(h[0]);
             List<Object> reply = await.apply(scripts.run(LedgerScripts.SETTLE_MOVE, new String[]{layout.marker(p),
-                    layout.accountKey(h[0]), layout.journal(p)}, h[0], h[1], h[2], h[3], layout.markerValue()),
-                    "complete move " + h[2] + " of account " + h[0]);
+                    layout.accountKey(h[0]), layout.journal(p), layout.movedKey(h[0], 0, h[2])}, h[0], h[1], h[2], h[3],
+                    layout.markerValue(), Long.toString(retention.toMillis())), "complete move " + h[2] + " of account " + h[0]);
             if ("settled".equals(String.valueOf(reply.get(0)))) {
                 settled++;
             } else {

@@ -242,8 +242,16 @@ final class ConsumerLoop implements Runnable {
                 break;
             }
         } while (running);
-        // What it claimed, it now holds: the others are left with nothing here, and once silent they are forgotten.
-        streams.forgetIdleConsumers(stream, settings.rebalanceInterval().multipliedBy(3));
+        if (!running || !fences.containsKey(p)) {
+            return;
+        }
+        // What it claimed, it now holds: the others are left with nothing here, and once silent they are forgotten
+        // (best effort: a failure here leaves a consumer entry for the next sweep, nothing else).
+        try {
+            streams.forgetIdleConsumers(stream, settings.rebalanceInterval().multipliedBy(3));
+        } catch (RuntimeException e) {
+            log.debug("ledger consumer {}: could not forget idle consumers of {}", settings.consumerName(), stream, e);
+        }
     }
 
     /** One partition's entries as read: new ones, or a page a sweep claimed. */

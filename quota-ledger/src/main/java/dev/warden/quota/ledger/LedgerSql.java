@@ -20,9 +20,13 @@ import java.util.Set;
  */
 final class LedgerSql {
 
-    /** GREATEST ignores NULL on both dialects: a batch without a fenced deduction leaves the fence as it is. */
+    /**
+     * The highest fencing token, NULL for none. Written without relying on GREATEST's NULL rule, which differs:
+     * PostgreSQL ignores NULL arguments, H2 (in its default mode) answers NULL.
+     */
+    private static final String HIGHER_FENCE = "NULLIF(GREATEST(COALESCE(fence, -1), COALESCE(CAST(? AS BIGINT), -1)), -1)";
     private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?, held = held + ?,"
-            + " fence = GREATEST(fence, CAST(? AS BIGINT)), updated_at = CURRENT_TIMESTAMP WHERE account = ?";
+            + " fence = " + HIGHER_FENCE + ", updated_at = CURRENT_TIMESTAMP WHERE account = ?";
     private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
             + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
     private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -127,7 +131,8 @@ final class LedgerSql {
         }
         if (dialect == Ledger.Dialect.POSTGRESQL) {
             try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
-                    + " held = a.held + d.held, fence = GREATEST(a.fence, d.fence), updated_at = CURRENT_TIMESTAMP"
+                    + " held = a.held + d.held, fence = NULLIF(GREATEST(COALESCE(a.fence, -1), COALESCE(d.fence, -1)), -1),"
+                    + " updated_at = CURRENT_TIMESTAMP"
                     + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence)"
                     + " WHERE a.account = d.account")) {
                 ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));

@@ -65,6 +65,19 @@ final class RecoveryOrder {
         }
     }
 
+    /** Whether the ledger holds one half of a move between the account's buckets and not the other. */
+    static boolean halfMoves(Connection c, String account) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM ledger_entries e WHERE e.account = ? AND e.kind IN"
+                + " ('moveout', 'movein') AND NOT EXISTS (SELECT 1 FROM ledger_entries x WHERE x.account = e.account AND"
+                + " x.request_id = CASE WHEN e.kind = 'moveout' THEN 'movein:' ELSE 'moveout:' END"
+                + " || SUBSTRING(e.request_id FROM POSITION(':' IN e.request_id) + 1))")) {
+            ps.setString(1, account);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Compensations Redis refused that nobody has resolved. */
     static long unresolvedCompensations(Connection c) throws SQLException {
         return count(c, "SELECT COUNT(*) FROM ledger_compensations WHERE outcome IS NOT NULL AND outcome NOT IN"

@@ -162,12 +162,16 @@ final class MoneyChecks {
         boolean expectClean = model.flagged.isEmpty() && !dataMissing;
         if (!repair) {
             ReconciliationReport report = system.reconciler().check();
-            if (report.clean() != expectClean) {
+            // A merged account's last moves in flight on its former buckets' streams show as drift "in flight": the
+            // comparison reads the account's own stream only. That is all a clean expectation tolerates.
+            boolean onlyInFlight = report.unresolvedQuarantine() == 0 && report.unresolvedCompensations() == 0
+                    && report.drifted().stream().allMatch(this::mergedInFlight);
+            if (report.clean() != expectClean && !(expectClean && onlyInFlight)) {
                 fail("reconciliation says clean=" + report.clean() + ", the model " + expectClean + " (flagged "
                         + model.flagged + ", data missing " + dataMissing + "): " + report);
             }
             for (ReconciliationReport.Drift d : report.drifted()) {
-                if (!model.flagged.contains(d.account()) && !dataMissing) {
+                if (!model.flagged.contains(d.account()) && !dataMissing && !mergedInFlight(d)) {
                     fail("reconciliation reports drift for " + d.account() + ", whose figures agree: " + report);
                 }
             }
@@ -188,6 +192,11 @@ final class MoneyChecks {
                         + (expectClean ? "run" : "refuse with RECOVERY_ORDER"));
             }
         }
+    }
+
+    private boolean mergedInFlight(ReconciliationReport.Drift d) {
+        MoneyModel.Account a = model.redis.get(d.account());
+        return !d.drained() && a != null && a.everSplit && a.buckets <= 1;
     }
 
     private boolean ledgerHoldsAccounts() {

@@ -2,9 +2,7 @@ package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Lease;
-import dev.warden.lock.LeaseLost;
 import dev.warden.lock.LockClient;
-import dev.warden.lock.ReleaseOutcome;
 import dev.warden.quota.Deduction;
 import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.Outcome;
@@ -34,10 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -779,35 +775,6 @@ final class MoneySystem implements AutoCloseable {
         reconciler.close();
         locks.close();
         database.close();
-    }
-
-    /** A lease of the account's lock whose holder believes it valid: only the script's fence can stop it. */
-    private record BelievedLease(String name, long fencingToken) implements Lease {
-        public boolean isValid() {
-            return true;
-        }
-
-        public Duration remaining() {
-            return Duration.ofSeconds(30);
-        }
-
-        public Instant expiresAt() {
-            return Instant.now().plusSeconds(30);
-        }
-
-        public void onLost(Consumer<LeaseLost> listener) {
-        }
-
-        public ReleaseOutcome release() {
-            throw new UnsupportedOperationException("the checker never releases a believed lease");
-        }
-
-        public java.util.concurrent.CompletionStage<ReleaseOutcome> releaseAsync() {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException());
-        }
-
-        public void close() {
-        }
     }
 
     /** The engine's clock, moved by the program. */
