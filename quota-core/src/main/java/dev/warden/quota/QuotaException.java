@@ -55,7 +55,8 @@ public class QuotaException extends RuntimeException {
         /**
          * A recovery tool was asked to run before what must come first: a repair while Redis has lost data
          * that bootstrap has not restored, or while quarantined entries or refused compensations await a
-         * person. Nothing was written; the message says what to run or resolve first.
+         * person; a reconciliation while the journal holds more unpersisted entries than one run holds (the
+         * consumers must drain first). Nothing was written; the message says what to run or resolve first.
          */
         RECOVERY_ORDER
     }

@@ -1,17 +1,19 @@
 package dev.warden.quota.ledger;
 
 import dev.warden.quota.EntryKind;
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.ledger.internal.EntryId;
 import dev.warden.quota.ledger.internal.JournalStreams;
 import io.lettuce.core.StreamMessage;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * The part of one partition's journal that may not be in the database yet, as reconciliation reads
@@ -19,6 +21,11 @@ import java.util.TreeMap;
  * per partition per run and extended as snapshots move on, so a run reads each entry once; its size
  * is the ledger's backlog (the journal is trimmed below it) plus what arrives during the run. Whether
  * an entry is in the database after all is decided against the database, not here.
+ *
+ * <p>What a run holds is bounded by its {@link Budget}, whatever the backlog: a tail that would hold more
+ * refuses the run ({@link Reason#RECOVERY_ORDER}: let the consumers drain first), because an entry must be
+ * held from its read until the database is read (read later, it may have been persisted and trimmed in
+ * between, and would count as neither).
  *
  * <p>Used by one reconciliation run on one thread.
  */
@@ -28,7 +35,34 @@ final class JournalTail {
     record Change(String account, EntryKind kind, long delta, long amount, EntryId id, SortedMap<String, Long> lines) {
 
         Change(String account, EntryKind kind, long delta, long amount, EntryId id) {
-            this(account, kind, delta, amount, id, new TreeMap<>());
+            this(account, kind, delta, amount, id, Collections.emptySortedMap());
+        }
+    }
+
+    /** How many entries one run's tails may hold together (guarded by the run's single thread). */
+    static final class Budget {
+        private final long limit;
+        private long held;
+
+        Budget(long limit) {
+            this.limit = limit;
+        }
+
+        private void take(String stream) {
+            if (held >= limit) {
+                throw new QuotaException(Reason.RECOVERY_ORDER, "the journal holds more than " + limit + " entries the"
+                        + " ledger has not persisted (reading " + stream + "), more than one reconciliation holds: let the"
+                        + " consumers drain (their lag metric) and run it again");
+            }
+            held++;
+        }
+
+        private void give(long n) {
+            held -= n;
+        }
+
+        long held() {
+            return held;
         }
     }
 
@@ -36,19 +70,21 @@ final class JournalTail {
 
     private final JournalStreams streams;
     private final String stream;
+    private final Budget budget;
     private final Map<String, List<Change>> byAccount = new HashMap<>();
     private EntryId oldest;
     private String next; // where the next read starts: '-', an id, or '(id' after the last one read
     private long size;
 
-    private JournalTail(JournalStreams streams, String stream) {
+    private JournalTail(JournalStreams streams, String stream, Budget budget) {
         this.streams = streams;
         this.stream = stream;
+        this.budget = budget;
     }
 
     /** Reads the stream from where the group's unacknowledged entries begin up to its end now. */
-    static JournalTail open(JournalStreams streams, String stream) {
-        JournalTail tail = new JournalTail(streams, stream);
+    static JournalTail open(JournalStreams streams, String stream, Budget budget) {
+        JournalTail tail = new JournalTail(streams, stream, budget);
         String delivered = streams.lastDelivered(stream);
         Set<String> pending = delivered == null ? Set.of() : streams.pendingIds(stream, PAGE);
         EntryId start = null;
@@ -75,6 +111,7 @@ final class JournalTail {
             return List.of();
         }
         size -= changes.size();
+        budget.give(changes.size());
         return changes;
     }
 
@@ -103,6 +140,7 @@ final class JournalTail {
                 }
                 Change ch = change(m, id);
                 if (ch != null) {
+                    budget.take(stream);
                     byAccount.computeIfAbsent(ch.account(), k -> new ArrayList<>()).add(ch);
                     size++;
                     oldest = oldest == null || id.compareTo(oldest) < 0 ? id : oldest;
@@ -120,7 +158,7 @@ final class JournalTail {
             EntryKind kind = EntryKind.fromWireName(f.get("kind"));
             long amount = Long.parseLong(f.get("amount"));
             return new Change(f.get("account"), kind, delta(kind, amount), amount, id,
-                    kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines")) : new TreeMap<>());
+                    kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines")) : Collections.emptySortedMap());
         } catch (RuntimeException e) {
             return null; // malformed: the consumer quarantines it
         }

@@ -50,7 +50,9 @@ import java.util.function.Consumer;
  * the Redis balance (available + held) against the database's (the same) plus the changes of the account's journal entries not yet
  * persisted (read once per partition per run, from where the consumer group's unacknowledged entries
  * begin). Memory is a page, the journal's unpersisted tail and the first {@value #MAX_REPORTED} drifts
- * (the rest are counted).
+ * (the rest are counted). The tail is bounded, whatever the backlog: a run that would hold more than
+ * {@value #MAX_UNPERSISTED} entries of it is refused ({@link Reason#RECOVERY_ORDER}: let the consumers drain
+ * first), since with that much in flight nearly every account is moving and the comparison says little.
  *
  * <p><b>Split accounts</b> ({@code QuotaService.split}): the account key says so; the account is compared as
  * the sum of its buckets, one snapshot per partition of its buckets, each against its own journal stream
@@ -83,6 +85,11 @@ public final class Reconciler implements AutoCloseable {
     public static final int PAGE = 1000;
     /** Drifts, repairs and skipped accounts listed in a report; the rest are counted. */
     public static final int MAX_REPORTED = 1000;
+    /**
+     * Unpersisted journal entries one run holds at once, at most (about 180 bytes each, so some 36 MB): beyond,
+     * the run is refused. A ledger that keeps up has a few thousand.
+     */
+    public static final long MAX_UNPERSISTED = 200_000;
 
     private final KeyLayout layout;
     private final DataSource dataSource;
@@ -93,6 +100,8 @@ public final class Reconciler implements AutoCloseable {
     private final long waitMillis;
     private final Map<String, Object> quotaSettings;
     private final Duration retention;
+    /** {@link #MAX_UNPERSISTED}; lower in tests (guarded by this). */
+    private long maxUnpersisted = MAX_UNPERSISTED;
     /** For bootstrap's owed compensations, opened on first use (guarded by this). */
     private QuotaService quota;
 
@@ -141,6 +150,7 @@ public final class Reconciler implements AutoCloseable {
         final Mode mode;
         final Instant at = Instant.now();
         final Map<Integer, JournalTail> tails = new HashMap<>();
+        final JournalTail.Budget budget = new JournalTail.Budget(maxUnpersisted);
         final Set<Integer> withoutMarker = new TreeSet<>();
         final List<ReconciliationReport.Drift> drifted = new ArrayList<>();
         final List<RepairReport.Repair> repairs = new ArrayList<>();
@@ -155,14 +165,20 @@ public final class Reconciler implements AutoCloseable {
         }
 
         JournalTail tail(int p) {
-            return tails.computeIfAbsent(p, k -> JournalTail.open(streams, layout.journal(k)));
+            return tails.computeIfAbsent(p, k -> JournalTail.open(streams, layout.journal(k), budget));
         }
+    }
+
+    /** For tests: a smaller bound on the unpersisted entries one run holds. */
+    synchronized void maxUnpersisted(long entries) {
+        this.maxUnpersisted = entries;
     }
 
     /**
      * Compares every account.
      *
-     * @throws QuotaException {@link Reason#UNAVAILABLE} (Redis), {@link Reason#DATABASE}
+     * @throws QuotaException {@link Reason#UNAVAILABLE} (Redis), {@link Reason#DATABASE}; {@link Reason#RECOVERY_ORDER}
+     *         when the journal holds more than {@link #MAX_UNPERSISTED} entries the ledger has not persisted
      */
     public synchronized ReconciliationReport check() {
         return report(run(Mode.CHECK));

@@ -1,6 +1,7 @@
 package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
@@ -22,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Reconciliation counts what is still in flight, so only real disagreement shows as drift. */
 class ReconcilerTest {
@@ -155,5 +157,48 @@ class ReconcilerTest {
             Support.await("two scheduled reports", () -> reports.size() >= 2);
         }
         assertThat(reports).allSatisfy(r -> assertThat(r.accountsChecked()).isGreaterThanOrEqualTo(0));
+    }
+
+    @Test
+    @DisplayName("the unpersisted tail a run holds is bounded: a backlog beyond the bound refuses the run and says to drain; drained, it runs")
+    void backlogBeyondTheBoundRefused() {
+        Tenant t = Tenant.fresh(server());
+        // Its own schema, and accounts of one partition: what a run holds at once is one partition's tail.
+        try (HikariDataSource ds = Support.freshPostgres(postgres.server());
+             QuotaService quota = t.quota(); Reconciler reconciler = t.reconciler(ds)) {
+            List<String> accounts = new ArrayList<>();
+            while (accounts.size() < 20) {
+                String a = "b-" + UUID.randomUUID();
+                if (accounts.isEmpty() || t.layout().partition(a) == t.layout().partition(accounts.get(0))) {
+                    quota.open(a, 1_000);
+                    accounts.add(a);
+                }
+            }
+            try (LedgerConsumer c = t.consumer(ds)) {
+                Support.drained(c);
+            }
+            for (int round = 0; round < 3; round++) {
+                for (String a : accounts) {
+                    quota.deduct(a, 1, "d" + round + "-" + a); // 60 entries no consumer has read
+                }
+            }
+            reconciler.maxUnpersisted(59);
+            assertThatThrownBy(reconciler::check).isInstanceOfSatisfying(QuotaException.class, e -> {
+                assertThat(e.reason()).isEqualTo(QuotaException.Reason.RECOVERY_ORDER);
+                assertThat(e.getMessage()).contains("more than 59 entries").contains("let the consumers drain");
+            });
+            reconciler.maxUnpersisted(60);
+            ReconciliationReport inFlight = reconciler.check();
+            assertThat(inFlight.drifted()).isEmpty();
+            assertThat(inFlight.unpersistedEntries()).isEqualTo(60);
+
+            try (LedgerConsumer c = t.consumer(ds)) {
+                Support.drained(c);
+            }
+            reconciler.maxUnpersisted(1);
+            ReconciliationReport drained = reconciler.check();
+            assertThat(drained.clean()).isTrue();
+            assertThat(drained.accountsChecked()).isEqualTo(20);
+        }
     }
 }
