@@ -3,6 +3,7 @@ package dev.warden.quota;
 import dev.warden.quota.internal.QuotaFactory;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.RedisServerExtension;
+import dev.warden.testkit.VirtualClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

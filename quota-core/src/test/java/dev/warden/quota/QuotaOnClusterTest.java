@@ -4,6 +4,7 @@ import dev.warden.quota.internal.Scripts;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisClusterExtension;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.VirtualClock;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

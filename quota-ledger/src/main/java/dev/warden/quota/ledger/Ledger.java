@@ -234,20 +234,7 @@ public final class Ledger {
      * @throws QuotaException {@link Reason#DATABASE}
      */
     public static boolean resolveQuarantined(DataSource dataSource, String stream, String entryId, String resolution) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE ledger_quarantine SET resolved_at = CURRENT_TIMESTAMP, resolution = ? WHERE stream = ?"
-                        + " AND entry_id = ? AND resolved_at IS NULL")) {
-            ps.setString(1, resolution);
-            ps.setString(2, stream);
-            ps.setString(3, entryId);
-            int n = ps.executeUpdate();
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-            return n > 0;
-        } catch (SQLException e) {
-            throw new QuotaException(Reason.DATABASE, "could not resolve a quarantined entry: " + e.getMessage(), e);
-        }
+        return markResolved(dataSource, "ledger_quarantine", "", stream, entryId, resolution, "a quarantined entry");
     }
 
     /**
@@ -284,9 +271,16 @@ public final class Ledger {
      * @throws QuotaException {@link Reason#DATABASE}
      */
     public static boolean resolveCompensation(DataSource dataSource, String stream, String entryId, String resolution) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE ledger_compensations SET resolved_at = CURRENT_TIMESTAMP, resolution = ? WHERE stream = ?"
-                        + " AND entry_id = ? AND resolved_at IS NULL AND outcome IS NOT NULL AND outcome NOT IN ('APPLIED', 'DUPLICATE')")) {
+        return markResolved(dataSource, "ledger_compensations",
+                " AND outcome IS NOT NULL AND outcome NOT IN ('APPLIED', 'DUPLICATE')", stream, entryId, resolution, "a compensation");
+    }
+
+    /** Marks one unresolved row of a table a person resolves (the row stays), and says whether there was one. */
+    private static boolean markResolved(DataSource dataSource, String table, String condition, String stream, String entryId,
+                                        String resolution, String what) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement("UPDATE " + table
+                + " SET resolved_at = CURRENT_TIMESTAMP, resolution = ? WHERE stream = ? AND entry_id = ? AND resolved_at IS NULL"
+                + condition)) {
             ps.setString(1, resolution);
             ps.setString(2, stream);
             ps.setString(3, entryId);
@@ -296,7 +290,7 @@ public final class Ledger {
             }
             return n > 0;
         } catch (SQLException e) {
-            throw new QuotaException(Reason.DATABASE, "could not resolve a compensation: " + e.getMessage(), e);
+            throw new QuotaException(Reason.DATABASE, "could not resolve " + what + ": " + e.getMessage(), e);
         }
     }
 

@@ -17,6 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The ledger's command line: {@code schema}, {@code consume}, {@code reconcile}, {@code bootstrap},
@@ -361,36 +363,51 @@ public final class LedgerCli implements Callable<Integer> {
         }
     }
 
-    @Command(name = "quarantine", description = "List the quarantined journal entries.")
-    static final class Quarantine implements Callable<Integer> {
-        @Mixin
-        Database database = new Database();
-
-        @Option(names = "--all", description = "include resolved entries")
+    /** The options of a list a person works through: every row or the unresolved ones, and marking one resolved. */
+    static final class Resolution {
+        @Option(names = "--all", description = "include resolved ones")
         boolean all;
 
         @Option(names = "--resolve", arity = "2", paramLabel = "STREAM ENTRY",
-                description = "mark one entry resolved (after a person fixed what it says), with --note")
+                description = "mark one resolved (after a person settled what it says), with --note")
         List<String> resolve;
 
         @Option(names = "--note", description = "what was done (recorded with --resolve)")
         String note;
 
+        /** Resolves one, or prints the list; exit 0 when resolved or when the list is empty, 1 otherwise. */
+        <T> int run(HikariDataSource ds, String what, String plural, Resolver resolver, BiFunction<HikariDataSource, Boolean, List<T>> list,
+                    Function<T, String> line) {
+            if (resolve != null) {
+                boolean done = resolver.resolve(ds, resolve.get(0), resolve.get(1), note == null ? "" : note);
+                System.out.println(done ? "resolved" : "no unresolved " + what + " " + resolve);
+                return done ? 0 : 1;
+            }
+            List<T> rows = list.apply(ds, !all);
+            rows.forEach(r -> System.out.println(line.apply(r)));
+            System.out.println(rows.size() + " " + (rows.size() == 1 ? what : plural));
+            return rows.isEmpty() ? 0 : 1;
+        }
+
+        interface Resolver {
+            boolean resolve(HikariDataSource ds, String stream, String entryId, String note);
+        }
+    }
+
+    @Command(name = "quarantine", description = "List the quarantined journal entries, or mark one resolved.")
+    static final class Quarantine implements Callable<Integer> {
+        @Mixin
+        Database database = new Database();
+
+        @Mixin
+        Resolution resolution = new Resolution();
+
         @Override
         public Integer call() {
             try (HikariDataSource ds = database.open()) {
-                if (resolve != null) {
-                    boolean done = Ledger.resolveQuarantined(ds, resolve.get(0), resolve.get(1), note == null ? "" : note);
-                    System.out.println(done ? "resolved" : "no unresolved quarantined entry " + resolve);
-                    return done ? 0 : 1;
-                }
-                List<QuarantinedEntry> entries = Ledger.quarantine(ds, !all);
-                for (QuarantinedEntry q : entries) {
-                    System.out.println(q.stream() + " " + q.entryId() + " " + q.reason() + " account=" + q.account()
-                            + " " + q.fields() + ": " + q.detail() + q.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
-                }
-                System.out.println(entries.size() + " quarantined entries");
-                return entries.isEmpty() ? 0 : 1;
+                return resolution.run(ds, "quarantined entry", "quarantined entries", Ledger::resolveQuarantined, Ledger::quarantine,
+                        q -> q.stream() + " " + q.entryId() + " " + q.reason() + " account=" + q.account() + " " + q.fields()
+                                + ": " + q.detail() + q.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
             }
         }
     }
@@ -401,33 +418,17 @@ public final class LedgerCli implements Callable<Integer> {
         @Mixin
         Database database = new Database();
 
-        @Option(names = "--all", description = "include resolved ones")
-        boolean all;
-
-        @Option(names = "--resolve", arity = "2", paramLabel = "STREAM ENTRY",
-                description = "mark one resolved (after a person settled the replay), with --note")
-        List<String> resolve;
-
-        @Option(names = "--note", description = "what was done (recorded with --resolve)")
-        String note;
+        @Mixin
+        Resolution resolution = new Resolution();
 
         @Override
         public Integer call() {
             try (HikariDataSource ds = database.open()) {
-                if (resolve != null) {
-                    boolean done = Ledger.resolveCompensation(ds, resolve.get(0), resolve.get(1), note == null ? "" : note);
-                    System.out.println(done ? "resolved" : "no unresolved refused compensation " + resolve);
-                    return done ? 0 : 1;
-                }
-                List<RefusedCompensation> refused = Ledger.refusedCompensations(ds, !all);
-                for (RefusedCompensation r : refused) {
-                    System.out.println(r.stream() + " " + r.entryId() + " account=" + r.account() + " replayed "
-                            + r.replayKind().wireName() + " " + r.amount() + " '" + r.requestId() + "': compensation "
-                            + r.compensationRequestId() + " answered " + r.outcome()
-                            + r.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
-                }
-                System.out.println(refused.size() + " refused compensations");
-                return refused.isEmpty() ? 0 : 1;
+                return resolution.run(ds, "refused compensation", "refused compensations", Ledger::resolveCompensation, Ledger::refusedCompensations,
+                        r -> r.stream() + " " + r.entryId() + " account=" + r.account() + " replayed "
+                                + r.replayKind().wireName() + " " + r.amount() + " '" + r.requestId() + "': compensation "
+                                + r.compensationRequestId() + " answered " + r.outcome()
+                                + r.resolvedAt().map(t -> " (resolved " + t + ")").orElse(""));
             }
         }
     }

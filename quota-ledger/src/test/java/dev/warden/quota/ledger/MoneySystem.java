@@ -17,15 +17,13 @@ import dev.warden.quota.ledger.MoneyStep.Via;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.VirtualClock;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +31,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -61,7 +58,7 @@ final class MoneySystem implements AutoCloseable {
 
     // One program's state.
     private QuotaService quota;
-    private final VirtualClock clock = new VirtualClock();
+    private final VirtualClock clock = new VirtualClock(Instant.parse("2026-12-01T00:00:00Z"));
     MoneyModel model;
     private final Map<Integer, Ghost> ghosts = new HashMap<>();
     private final Map<Integer, Integer> drains = new HashMap<>();
@@ -101,7 +98,7 @@ final class MoneySystem implements AutoCloseable {
         } catch (SQLException e) {
             throw new AssertionError("could not empty the ledger", e);
         }
-        clock.set(Instant.parse("2026-12-01T00:00:00Z").toEpochMilli());
+        clock.set(Instant.parse("2026-12-01T00:00:00Z"));
         quota = QuotaFactory.create(settings, new QuotaListener() {
         }, clock);
         model = new MoneyModel(layout, clock.millis());
@@ -213,7 +210,7 @@ final class MoneySystem implements AutoCloseable {
             return pair(m.chargeHold(s.account(), s.holdId(), s.price().function), actual);
         }
         if (step instanceof MoneyStep.Advance s) {
-            clock.advance(s.millis());
+            clock.advance(Duration.ofMillis(s.millis()));
             m.now += s.millis();
             if (!s.sweep()) {
                 return new String[]{null, "advanced"};
@@ -775,38 +772,5 @@ final class MoneySystem implements AutoCloseable {
         reconciler.close();
         locks.close();
         database.close();
-    }
-
-    /** The engine's clock, moved by the program. */
-    private static final class VirtualClock extends Clock {
-        private final AtomicLong millis = new AtomicLong();
-
-        void set(long at) {
-            millis.set(at);
-        }
-
-        void advance(long by) {
-            millis.addAndGet(by);
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 }

@@ -1,4 +1,4 @@
-package dev.warden.quota;
+package dev.warden.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,16 +7,24 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock the test moves by hand: the engine's clock seam ({@code QuotaFactory.create(..., clock)}). Thread-safe. */
-final class VirtualClock extends Clock {
+/**
+ * A clock the test moves by hand, for the engine's clock seam ({@code QuotaFactory.create(..., clock)}) where
+ * time is the subject. UTC only. Thread-safe.
+ */
+public final class VirtualClock extends Clock {
 
     private final AtomicLong millis;
 
-    VirtualClock(Instant start) {
+    public VirtualClock(Instant start) {
         this.millis = new AtomicLong(start.toEpochMilli());
     }
 
-    void advance(Duration by) {
+    /** Sets the time (a program that starts over). */
+    public void set(Instant at) {
+        millis.set(at.toEpochMilli());
+    }
+
+    public void advance(Duration by) {
         millis.addAndGet(by.toMillis());
     }
 
@@ -37,6 +45,9 @@ final class VirtualClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException("a virtual clock is UTC only");
+        if (!ZoneOffset.UTC.equals(zone)) {
+            throw new UnsupportedOperationException("a virtual clock is UTC only");
+        }
+        return this;
     }
 }
