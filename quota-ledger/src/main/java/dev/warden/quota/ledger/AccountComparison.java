@@ -355,7 +355,7 @@ final class AccountComparison {
                             SortedMap<String, Long> lines = kind == EntryKind.POST && table.equals("ledger_entries")
                                     ? postingLines(c, account, rs.getString(6)) : new TreeMap<>();
                             afterSnapshot.computeIfAbsent(account, k -> new ArrayList<>()).add(
-                                    new Change(account, kind, JournalTail.delta(kind, amount), amount, id, lines));
+                                    new Change(account, kind, JournalFormat.totalDelta(kind, amount), amount, id, lines));
                         }
                     }
                 }
@@ -426,11 +426,11 @@ final class AccountComparison {
         long expected = db;
         long pending = 0;
         for (Change ch : after) {
-            expected -= JournalTail.heldDelta(ch.kind(), ch.amount());
+            expected -= JournalFormat.heldDelta(ch.kind(), ch.amount());
         }
         for (Change ch : inFlight) {
             if (!persisted.contains(ch.id()) && ch.id().compareTo(last) <= 0) {
-                long d = JournalTail.heldDelta(ch.kind(), ch.amount());
+                long d = JournalFormat.heldDelta(ch.kind(), ch.amount());
                 expected += d;
                 pending += d;
             }

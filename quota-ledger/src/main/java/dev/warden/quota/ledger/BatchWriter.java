@@ -1,9 +1,6 @@
 package dev.warden.quota.ledger;
 
-import dev.warden.quota.Amount;
 import dev.warden.quota.EntryKind;
-import dev.warden.quota.InvalidIdException;
-import dev.warden.quota.spi.Ids;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.ledger.internal.EntryId;
 
@@ -19,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -272,53 +268,16 @@ final class BatchWriter {
         } catch (IllegalArgumentException e) {
             position = EntryId.ZERO;
         }
-        Map<String, String> f = raw.fields();
         try {
-            String account = Ids.check(InvalidIdException.Field.ACCOUNT, require(f, "account"));
-            EntryKind kind = EntryKind.fromWireName(require(f, "kind"));
-            long amount = Long.parseLong(require(f, "amount"));
-            if (kind == EntryKind.OPEN ? amount < 0 || amount > Amount.MAX
-                    : kind == EntryKind.POST ? amount != 0 : Amount.problem(amount).isPresent()) {
-                throw new IllegalArgumentException("amount " + amount + " is out of range for " + kind.wireName());
-            }
-            String request = f.getOrDefault("request", "");
-            boolean ofHold = kind == EntryKind.HOLD || kind == EntryKind.CAPTURE || kind == EntryKind.RELEASE
-                    || kind == EntryKind.EXPIRE;
-            if (ofHold) {
-                // A hold's entries share its id: the kind makes their keys distinct (':' is in no id).
-                request = kind.wireName() + ":" + Ids.check(InvalidIdException.Field.HOLD, request);
-            } else if (kind == EntryKind.MOVEOUT || kind == EntryKind.MOVEIN) {
-                // A move's two halves share its id (and never meet a request id: ':' is in no id).
-                request = kind.wireName() + ":" + Ids.check(InvalidIdException.Field.REQUEST, request);
-            } else if (kind != EntryKind.OPEN) {
-                Ids.check(InvalidIdException.Field.REQUEST, request);
-            }
-            long balance = Long.parseLong(require(f, "balance"));
-            if (balance < 0) {
-                throw new IllegalArgumentException("negative balance " + balance);
-            }
-            String tokenText = f.getOrDefault("token", "-");
-            OptionalLong token = tokenText.equals("-") ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(tokenText));
             if (position.equals(EntryId.ZERO)) {
                 throw new IllegalArgumentException("not a stream entry id: " + raw.id());
             }
-            java.util.SortedMap<String, Long> lines = kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines"))
-                    : new java.util.TreeMap<>();
-            return new Step(part, raw, position, new JournalEntry(part.partition(), part.stream(), raw.id(), account, kind,
-                    amount, kind == EntryKind.OPEN ? "" : request, balance, token, lines));
-        } catch (IllegalArgumentException | NullPointerException e) {
+            return new Step(part, raw, position, JournalFormat.decode(part.partition(), part.stream(), raw.id(), raw.fields()));
+        } catch (IllegalArgumentException e) {
             Step s = new Step(part, raw, position, null);
             s.quarantine(QuarantineReason.MALFORMED, String.valueOf(e.getMessage()));
             return s;
         }
-    }
-
-    private static String require(Map<String, String> f, String name) {
-        String v = f.get(name);
-        if (v == null) {
-            throw new IllegalArgumentException("field '" + name + "' is missing");
-        }
-        return v;
     }
 
     private Map<JournalEntry.Key, LedgerSql.Position> knownKeys(Connection c, List<Step> steps) throws SQLException {
@@ -421,14 +380,8 @@ final class BatchWriter {
     private static void holds(Step s, List<AccountRows.OpenHold> opened, List<JournalEntry> ended) {
         switch (s.entry.kind()) {
             case HOLD -> {
-                String expires = s.raw.fields().get("expires");
-                OptionalLong at = OptionalLong.empty();
-                try {
-                    at = expires == null ? at : OptionalLong.of(Long.parseLong(expires));
-                } catch (NumberFormatException e) {
-                    // an entry written before holds carried their expiry, or a damaged one: restored as due
-                }
-                opened.add(new AccountRows.OpenHold(s.entry, at));
+                // Absent on an entry written before holds carried their expiry (or unreadable): restored as due.
+                opened.add(new AccountRows.OpenHold(s.entry, JournalFormat.expires(s.raw.fields())));
             }
             case CAPTURE, RELEASE, EXPIRE -> ended.add(s.entry);
             default -> {

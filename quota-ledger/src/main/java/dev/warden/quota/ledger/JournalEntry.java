@@ -96,20 +96,12 @@ public record JournalEntry(int partition, String stream, String entryId, String 
      * for deductions and holds, 0 for an opening and a capture (it takes from what is held).
      */
     public long delta() {
-        return switch (kind) {
-            case OPEN, CAPTURE, POST -> 0;
-            case DEDUCT, HOLD, MOVEOUT -> -amount;
-            case TOPUP, REFUND, RELEASE, EXPIRE, MOVEIN -> amount;
-        };
+        return JournalFormat.availableDelta(kind, amount);
     }
 
     /** The change to what is held: +amount for a hold, −amount for a capture, release or expiry. */
     public long heldDelta() {
-        return switch (kind) {
-            case HOLD -> amount;
-            case CAPTURE, RELEASE, EXPIRE -> -amount;
-            default -> 0;
-        };
+        return JournalFormat.heldDelta(kind, amount);
     }
 
     /** Whether this is one half of a move between the buckets of a split account (keyed {@code <kind>:<move id>}). */
@@ -119,6 +111,6 @@ public record JournalEntry(int partition, String stream, String entryId, String 
 
     /** Whether this is one of a hold's entries (keyed {@code <kind>:<hold id>}, never compensated). */
     public boolean ofHold() {
-        return heldDelta() != 0;
+        return JournalFormat.ofHold(kind);
     }
 }

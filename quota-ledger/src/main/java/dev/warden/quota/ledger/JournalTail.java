@@ -154,34 +154,11 @@ final class JournalTail {
 
     private static Change change(StreamMessage<String, String> m, EntryId id) {
         try {
-            Map<String, String> f = m.getBody();
-            EntryKind kind = EntryKind.fromWireName(f.get("kind"));
-            long amount = Long.parseLong(f.get("amount"));
-            return new Change(f.get("account"), kind, delta(kind, amount), amount, id,
-                    kind == EntryKind.POST ? JournalEntry.parseLines(f.get("lines")) : Collections.emptySortedMap());
+            JournalEntry e = JournalFormat.decode(0, "", m.getId(), m.getBody());
+            return new Change(e.account(), e.kind(), JournalFormat.totalDelta(e.kind(), e.amount()), e.amount(), id,
+                    e.lines().isEmpty() ? Collections.emptySortedMap() : e.lines());
         } catch (RuntimeException e) {
             return null; // malformed: the consumer quarantines it
         }
-    }
-
-    /** The change to what is held: a hold adds, its capture, release or expiry takes away. */
-    static long heldDelta(EntryKind kind, long amount) {
-        return switch (kind) {
-            case HOLD -> amount;
-            case CAPTURE, RELEASE, EXPIRE -> -amount;
-            default -> 0;
-        };
-    }
-
-    /**
-     * The change to what reconciliation compares, available + held: a hold, release or expiry moves
-     * quota between the two and changes nothing; a capture takes it out.
-     */
-    static long delta(EntryKind kind, long amount) {
-        return switch (kind) {
-            case OPEN, HOLD, RELEASE, EXPIRE, POST -> 0;
-            case DEDUCT, CAPTURE, MOVEOUT -> -amount;
-            case TOPUP, REFUND, MOVEIN -> amount;
-        };
     }
 }
