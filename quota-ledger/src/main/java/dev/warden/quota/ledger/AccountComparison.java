@@ -11,8 +11,6 @@ import dev.warden.quota.spi.KeyLayout;
 import io.lettuce.core.StreamMessage;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,9 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,7 +33,8 @@ import java.util.concurrent.TimeoutException;
  * read in one script together with the journal's last id and the server's time; the journal tail is
  * extended to that id; then the database is read in one repeatable-read transaction. Entries the
  * database holds beyond the snapshot (appended after it, and persisted already) are taken back out,
- * and tail entries the database holds by then are not counted twice.
+ * and tail entries the database holds by then are not counted twice. The database's figures are
+ * {@link LedgerFigures}'; named balances and held quota are compared by {@link BalanceDrifts}.
  *
  * <p>Used by one reconciliation run on one thread.
  */
@@ -121,12 +118,12 @@ final class AccountComparison {
         c.setReadOnly(true);
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
-            Map<String, Long> balances = balances(c, accounts);
-            Map<String, Long> dbHeld = held(c, accounts);
-            Map<String, Map<String, Long>> dbNamed = namedBalances(c, accounts);
+            Map<String, Long> balances = LedgerFigures.balances(c, accounts);
+            Map<String, Long> dbHeld = LedgerFigures.held(c, accounts);
+            Map<String, Map<String, Long>> dbNamed = LedgerFigures.namedBalances(c, accounts);
             Set<EntryId> persisted = new HashSet<>();
             Map<String, List<Change>> afterSnapshot = new HashMap<>();
-            persistedSince(c, stream, accounts, window, last, snapshotMs, appended, persisted, afterSnapshot);
+            LedgerFigures.persistedSince(c, stream, accounts, window, last, snapshotMs, appended, persisted, afterSnapshot);
             c.commit();
             for (String a : accounts) {
                 OptionalLong inRedis = redis.get(a);
@@ -162,9 +159,9 @@ final class AccountComparison {
                         pendingSum += ch.delta();
                     }
                 }
-                namedDrifts(a, p, redisNamed.get(a), dbNamed.getOrDefault(a, Map.of()), after,
+                BalanceDrifts.named(a, p, redisNamed.get(a), dbNamed.getOrDefault(a, Map.of()), after,
                         inFlight.getOrDefault(a, List.of()), persisted, last, drifted);
-                heldDrift(a, p, redisHeld.get(a), dbHeld.get(a), after, inFlight.getOrDefault(a, List.of()), persisted,
+                BalanceDrifts.held(a, p, redisHeld.get(a), dbHeld.get(a), after, inFlight.getOrDefault(a, List.of()), persisted,
                         last, moving, drifted);
                 OptionalLong exp = expectedExists ? OptionalLong.of(expected) : OptionalLong.empty();
                 if (!exp.equals(inRedis)) {
@@ -234,7 +231,7 @@ final class AccountComparison {
         c.setReadOnly(true);
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
-            Long db = balances(c, List.of(a)).get(a);
+            Long db = LedgerFigures.balances(c, List.of(a)).get(a);
             long expected = db == null ? 0 : db;
             long pendingSum = 0;
             long unpersisted = 0;
@@ -243,7 +240,7 @@ final class AccountComparison {
             for (Share share : shares) {
                 Set<EntryId> persisted = new HashSet<>();
                 Map<String, List<Change>> after = new HashMap<>();
-                persistedSince(c, share.stream(), List.of(a), share.window(), share.last(), share.snapshotMs(),
+                LedgerFigures.persistedSince(c, share.stream(), List.of(a), share.window(), share.last(), share.snapshotMs(),
                         share.appended(), persisted, after);
                 for (Change ch : after.getOrDefault(a, List.of())) {
                     expected -= ch.delta();
@@ -323,185 +320,6 @@ final class AccountComparison {
                 return ids;
             }
         }
-    }
-
-    /**
-     * The database's rows of the group's accounts in this stream from {@code window} on: their positions
-     * (persisted), and per account those appended after the snapshot. A row counts as appended after it
-     * when its id is beyond the snapshot's last id and it was either seen in the stream just after, or
-     * stamped at or after the snapshot's time: a row of an earlier life of the stream (before Redis lost
-     * its data) is neither.
-     */
-    private static void persistedSince(Connection c, String stream, List<String> accounts, EntryId window, EntryId last,
-                                       long snapshotMs, Set<EntryId> appended, Set<EntryId> persisted,
-                                       Map<String, List<Change>> afterSnapshot) throws SQLException {
-        String in = "?, ".repeat(accounts.size() - 1) + "?";
-        for (String table : List.of("ledger_entries", "ledger_compensations")) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT account, kind, amount, entry_ms, entry_seq, request_id FROM "
-                    + table + " WHERE stream = ? AND entry_ms >= ? AND account IN (" + in + ")")) {
-                ps.setString(1, stream);
-                ps.setLong(2, window.ms());
-                for (int i = 0; i < accounts.size(); i++) {
-                    ps.setString(3 + i, accounts.get(i));
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        EntryId id = new EntryId(rs.getLong(4), rs.getLong(5));
-                        persisted.add(id);
-                        if (id.compareTo(last) > 0 && (appended.contains(id) || Long.compareUnsigned(id.ms(), snapshotMs) >= 0)) {
-                            String account = rs.getString(1);
-                            EntryKind kind = EntryKind.fromWireName(rs.getString(2));
-                            long amount = rs.getLong(3);
-                            SortedMap<String, Long> lines = kind == EntryKind.POST && table.equals("ledger_entries")
-                                    ? postingLines(c, account, rs.getString(6)) : new TreeMap<>();
-                            afterSnapshot.computeIfAbsent(account, k -> new ArrayList<>()).add(
-                                    new Change(account, kind, JournalFormat.totalDelta(kind, amount), amount, id, lines));
-                        }
-                    }
-                }
-            }
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT entry_ms, entry_seq FROM ledger_quarantine"
-                + " WHERE stream = ? AND entry_ms >= ?")) {
-            ps.setString(1, stream);
-            ps.setLong(2, window.ms());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    persisted.add(new EntryId(rs.getLong(1), rs.getLong(2)));
-                }
-            }
-        }
-    }
-
-    /**
-     * The account's named balances, each compared like the main balance: the database's row (0 when it has
-     * none: a row comes with a balance's first posting) less what postings beyond the snapshot added, plus
-     * the lines of postings not yet persisted, against Redis (0 when absent).
-     */
-    private static void namedDrifts(String a, int p, Map<String, Long> inRedis, Map<String, Long> db, List<Change> after,
-                                    List<Change> inFlight, Set<EntryId> persisted, EntryId last,
-                                    List<ReconciliationReport.Drift> drifted) {
-        Map<String, Long> expected = new TreeMap<>(db);
-        Map<String, Long> pending = new TreeMap<>();
-        Set<String> moving = new HashSet<>();
-        for (Change ch : after) {
-            ch.lines().forEach((name, d) -> {
-                expected.merge(name, -d, Long::sum);
-                moving.add(name);
-            });
-        }
-        for (Change ch : inFlight) {
-            if (persisted.contains(ch.id()) || ch.id().compareTo(last) > 0) {
-                continue;
-            }
-            ch.lines().forEach((name, d) -> {
-                expected.merge(name, d, Long::sum);
-                pending.merge(name, d, Long::sum);
-                moving.add(name);
-            });
-        }
-        Set<String> names = new TreeSet<>(expected.keySet());
-        names.addAll(inRedis.keySet());
-        for (String name : names) {
-            long r = inRedis.getOrDefault(name, 0L);
-            long e = expected.getOrDefault(name, 0L);
-            if (r != e) {
-                drifted.add(new ReconciliationReport.Drift(a, p,
-                        inRedis.containsKey(name) ? OptionalLong.of(r) : OptionalLong.empty(),
-                        db.containsKey(name) ? OptionalLong.of(db.get(name)) : OptionalLong.empty(),
-                        pending.getOrDefault(name, 0L), OptionalLong.of(e), r - e, !moving.contains(name), name));
-            }
-        }
-    }
-
-    /**
-     * What the account holds, compared on its own (available + held hides a hold the other side lacks): the
-     * database's held figure less what entries beyond the snapshot moved, plus what unpersisted entries move.
-     */
-    private static void heldDrift(String a, int p, OptionalLong inRedis, Long db, List<Change> after, List<Change> inFlight,
-                                  Set<EntryId> persisted, EntryId last, boolean moving, List<ReconciliationReport.Drift> drifted) {
-        if (inRedis.isEmpty() || db == null) {
-            return; // an account missing on a side drifts as a whole already
-        }
-        long expected = db;
-        long pending = 0;
-        for (Change ch : after) {
-            expected -= JournalFormat.heldDelta(ch.kind(), ch.amount());
-        }
-        for (Change ch : inFlight) {
-            if (!persisted.contains(ch.id()) && ch.id().compareTo(last) <= 0) {
-                long d = JournalFormat.heldDelta(ch.kind(), ch.amount());
-                expected += d;
-                pending += d;
-            }
-        }
-        if (inRedis.getAsLong() != expected) {
-            drifted.add(new ReconciliationReport.Drift(a, p, inRedis, OptionalLong.of(db), pending, OptionalLong.of(expected),
-                    inRedis.getAsLong() - expected, !moving, ReconciliationReport.HELD));
-        }
-    }
-
-    private static Map<String, Long> held(Connection c, List<String> accounts) throws SQLException {
-        Map<String, Long> held = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT account, held FROM ledger_accounts WHERE account IN ("
-                + "?, ".repeat(accounts.size() - 1) + "?)")) {
-            for (int i = 0; i < accounts.size(); i++) {
-                ps.setString(1 + i, accounts.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    held.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        }
-        return held;
-    }
-
-    private static Map<String, Map<String, Long>> namedBalances(Connection c, List<String> accounts) throws SQLException {
-        Map<String, Map<String, Long>> named = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT account, name, amount FROM ledger_balances WHERE account IN ("
-                + "?, ".repeat(accounts.size() - 1) + "?)")) {
-            for (int i = 0; i < accounts.size(); i++) {
-                ps.setString(1 + i, accounts.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    named.computeIfAbsent(rs.getString(1), k -> new TreeMap<>()).put(rs.getString(2), rs.getLong(3));
-                }
-            }
-        }
-        return named;
-    }
-
-    private static SortedMap<String, Long> postingLines(Connection c, String account, String requestId) throws SQLException {
-        SortedMap<String, Long> lines = new TreeMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT name, delta FROM ledger_posting_lines"
-                + " WHERE account = ? AND request_id = ?")) {
-            ps.setString(1, account);
-            ps.setString(2, requestId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    lines.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        }
-        return lines;
-    }
-
-    private static Map<String, Long> balances(Connection c, List<String> accounts) throws SQLException {
-        Map<String, Long> balances = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT account, balance + held FROM ledger_accounts WHERE account IN ("
-                + "?, ".repeat(accounts.size() - 1) + "?)")) {
-            for (int i = 0; i < accounts.size(); i++) {
-                ps.setString(1 + i, accounts.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    balances.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        }
-        return balances;
     }
 
     private List<Object> snapshot(int p, List<String> accounts) {

@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,8 +33,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -229,7 +226,7 @@ public final class Reconciler implements AutoCloseable {
             // Pass 1: every account the database holds, in key order.
             String after = "";
             while (true) {
-                List<String> page = databaseAccountsAfter(c, after);
+                List<String> page = LedgerFigures.accountsAfter(c, after, PAGE);
                 if (page.isEmpty()) {
                     break;
                 }
@@ -248,7 +245,7 @@ public final class Reconciler implements AutoCloseable {
                     }
                 }
                 if (!accounts.isEmpty()) {
-                    Set<String> inDatabase = existing(c, accounts);
+                    Set<String> inDatabase = LedgerFigures.existing(c, accounts);
                     accounts.removeIf(inDatabase::contains);
                     compareAll(c, accounts, run);
                 }
@@ -328,36 +325,6 @@ public final class Reconciler implements AutoCloseable {
                 });
     }
 
-    private static List<String> databaseAccountsAfter(Connection c, String after) throws SQLException {
-        List<String> page = new ArrayList<>(PAGE);
-        try (PreparedStatement ps = c.prepareStatement("SELECT account FROM ledger_accounts WHERE account > ?"
-                + " ORDER BY account LIMIT " + PAGE)) {
-            ps.setString(1, after);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    page.add(rs.getString(1));
-                }
-            }
-        }
-        return page;
-    }
-
-    private static Set<String> existing(Connection c, List<String> accounts) throws SQLException {
-        Set<String> found = new HashSet<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT account FROM ledger_accounts WHERE account IN ("
-                + "?, ".repeat(accounts.size() - 1) + "?)")) {
-            for (int i = 0; i < accounts.size(); i++) {
-                ps.setString(1 + i, accounts.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    found.add(rs.getString(1));
-                }
-            }
-        }
-        return found;
-    }
-
     // ---- bootstrap ----
 
     /**
@@ -388,35 +355,7 @@ public final class Reconciler implements AutoCloseable {
      * and the schedule goes on. Close the returned handle to stop it.
      */
     public AutoCloseable schedule(Duration every, boolean repair, Consumer<ReconciliationReport> onReport) {
-        Objects.requireNonNull(every, "every");
-        Objects.requireNonNull(onReport, "onReport");
-        if (every.isNegative() || every.isZero()) {
-            throw new IllegalArgumentException("every must be positive, was " + every);
-        }
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "warden-reconciliation");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                ReconciliationReport report = repair ? repair(true).before() : check();
-                if (!report.clean()) {
-                    log.warn("{}", report);
-                }
-                onReport.accept(report);
-            } catch (RuntimeException e) {
-                log.error("scheduled reconciliation failed", e);
-            }
-        }, 0, every.toNanos(), TimeUnit.NANOSECONDS);
-        return () -> {
-            timer.shutdownNow();
-            try {
-                timer.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        return ReconciliationSchedule.start(every, () -> repair ? repair(true).before() : check(), onReport);
     }
 
     @Override
