@@ -74,11 +74,11 @@ final class BalanceDrifts {
         long expected = db;
         long pending = 0;
         for (Change ch : after) {
-            expected -= JournalFormat.heldDelta(ch.kind(), ch.amount());
+            expected -= JournalEntry.heldDelta(ch.kind(), ch.amount());
         }
         for (Change ch : inFlight) {
             if (!persisted.contains(ch.id()) && ch.id().compareTo(last) <= 0) {
-                long d = JournalFormat.heldDelta(ch.kind(), ch.amount());
+                long d = JournalEntry.heldDelta(ch.kind(), ch.amount());
                 expected += d;
                 pending += d;
             }

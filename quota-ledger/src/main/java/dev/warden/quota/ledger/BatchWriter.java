@@ -272,7 +272,7 @@ final class BatchWriter {
             if (position.equals(EntryId.ZERO)) {
                 throw new IllegalArgumentException("not a stream entry id: " + raw.id());
             }
-            return new Step(part, raw, position, JournalFormat.decode(part.partition(), part.stream(), raw.id(), raw.fields()));
+            return new Step(part, raw, position, JournalEntry.decode(part.partition(), part.stream(), raw.id(), raw.fields()));
         } catch (IllegalArgumentException e) {
             Step s = new Step(part, raw, position, null);
             s.quarantine(QuarantineReason.MALFORMED, String.valueOf(e.getMessage()));
@@ -381,7 +381,7 @@ final class BatchWriter {
         switch (s.entry.kind()) {
             case HOLD -> {
                 // Absent on an entry written before holds carried their expiry (or unreadable): restored as due.
-                opened.add(new AccountRows.OpenHold(s.entry, JournalFormat.expires(s.raw.fields())));
+                opened.add(new AccountRows.OpenHold(s.entry, JournalEntry.expires(s.raw.fields())));
             }
             case CAPTURE, RELEASE, EXPIRE -> ended.add(s.entry);
             default -> {

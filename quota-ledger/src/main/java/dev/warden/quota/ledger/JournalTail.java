@@ -154,8 +154,8 @@ final class JournalTail {
 
     private static Change change(StreamMessage<String, String> m, EntryId id) {
         try {
-            JournalEntry e = JournalFormat.decode(0, "", m.getId(), m.getBody());
-            return new Change(e.account(), e.kind(), JournalFormat.totalDelta(e.kind(), e.amount()), e.amount(), id,
+            JournalEntry e = JournalEntry.decode(0, "", m.getId(), m.getBody());
+            return new Change(e.account(), e.kind(), JournalEntry.totalDelta(e.kind(), e.amount()), e.amount(), id,
                     e.lines().isEmpty() ? Collections.emptySortedMap() : e.lines());
         } catch (RuntimeException e) {
             return null; // malformed: the consumer quarantines it

@@ -57,7 +57,7 @@ final class LedgerFigures {
                             SortedMap<String, Long> lines = kind == EntryKind.POST && table.equals("ledger_entries")
                                     ? postingLines(c, account, rs.getString(6)) : new TreeMap<>();
                             afterSnapshot.computeIfAbsent(account, k -> new ArrayList<>()).add(
-                                    new Change(account, kind, JournalFormat.totalDelta(kind, amount), amount, id, lines));
+                                    new Change(account, kind, JournalEntry.totalDelta(kind, amount), amount, id, lines));
                         }
                     }
                 }

@@ -373,11 +373,11 @@ final class LedgerSql {
         ps.setString(2, s.raw.id());
         ps.setLong(3, s.position.ms());
         ps.setLong(4, s.position.seq());
-        ps.setString(5, f.get(JournalFormat.ACCOUNT));
-        ps.setString(6, f.get(JournalFormat.KIND));
-        setLongOrNull(ps, 7, f.get(JournalFormat.AMOUNT));
-        ps.setString(8, f.get(JournalFormat.REQUEST));
-        setLongOrNull(ps, 9, f.get(JournalFormat.BALANCE));
+        ps.setString(5, f.get(JournalEntry.ACCOUNT));
+        ps.setString(6, f.get(JournalEntry.KIND));
+        setLongOrNull(ps, 7, f.get(JournalEntry.AMOUNT));
+        ps.setString(8, f.get(JournalEntry.REQUEST));
+        setLongOrNull(ps, 9, f.get(JournalEntry.BALANCE));
         ps.setString(10, Ledger.encodeFields(f));
         ps.setString(11, s.reason.name());
         ps.setString(12, s.detail);

@@ -32,6 +32,6 @@ public record QuarantinedEntry(String stream, String entryId, Map<String, String
 
     /** The account the entry names, as written (it may be malformed); empty string when missing. */
     public String account() {
-        return fields.getOrDefault(JournalFormat.ACCOUNT, "");
+        return fields.getOrDefault(JournalEntry.ACCOUNT, "");
     }
 }

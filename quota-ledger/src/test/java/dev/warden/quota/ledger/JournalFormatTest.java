@@ -18,7 +18,7 @@ import java.util.TreeSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The journal's format is declared once ({@link JournalFormat}) and every script writes what it declares. */
+/** The journal's format is declared once ({@link JournalEntry}) and every script writes what it declares. */
 class JournalFormatTest {
 
     @Test
@@ -36,14 +36,14 @@ class JournalFormatTest {
                     String field = args.get(i);
                     assertThat(field).as("%s: a field name is a literal", script.name()).matches("'[a-z]+'");
                     String name = field.substring(1, field.length() - 1);
-                    assertThat(JournalFormat.FIELDS).as("%s writes '%s'", script.name(), name).contains(name);
+                    assertThat(JournalEntry.FIELDS).as("%s writes '%s'", script.name(), name).contains(name);
                     written.add(name);
                 }
                 assertThat(args.size() % 2).as("%s: field/value pairs", script.name()).isZero();
             }
         }
         assertThat(calls).as("XADD calls found").isGreaterThanOrEqualTo(9);
-        assertThat(written).containsExactlyInAnyOrderElementsOf(JournalFormat.FIELDS);
+        assertThat(written).containsExactlyInAnyOrderElementsOf(JournalEntry.FIELDS);
     }
 
     @Test
@@ -61,16 +61,16 @@ class JournalFormatTest {
         assertThat(decode("hold", "30", "h1", "70", "-").requestId()).isEqualTo("hold:h1");
         assertThat(decode("moveout", "5", "mv-1", "65", "-").requestId()).isEqualTo("moveout:mv-1");
         Map<String, String> post = fields("post", "0", "p1", "70", "-");
-        post.put(JournalFormat.LINES, "coupons=+5,points=-2");
-        assertThat(JournalFormat.decode(0, "s", "1-1", post).lines()).containsEntry("coupons", 5L).containsEntry("points", -2L);
+        post.put(JournalEntry.LINES, "coupons=+5,points=-2");
+        assertThat(JournalEntry.decode(0, "s", "1-1", post).lines()).containsEntry("coupons", 5L).containsEntry("points", -2L);
     }
 
     @Test
     @DisplayName("decode refuses what no script writes, saying what is wrong")
     void refusesMalformed() {
         Map<String, String> missing = fields("deduct", "30", "r1", "70", "-");
-        missing.remove(JournalFormat.BALANCE);
-        assertThatThrownBy(() -> JournalFormat.decode(0, "s", "1-1", missing)).isInstanceOf(IllegalArgumentException.class)
+        missing.remove(JournalEntry.BALANCE);
+        assertThatThrownBy(() -> JournalEntry.decode(0, "s", "1-1", missing)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'balance' is missing");
         assertThatThrownBy(() -> decode("deduct", "0", "r1", "70", "-")).hasMessageContaining("out of range");
         assertThatThrownBy(() -> decode("deduct", "3", "r1", "-1", "-")).hasMessageContaining("negative balance");
@@ -84,26 +84,26 @@ class JournalFormatTest {
     @DisplayName("what each kind does: available, held, and their sum (what reconciliation compares)")
     void effects() {
         for (EntryKind kind : EntryKind.values()) {
-            assertThat(JournalFormat.totalDelta(kind, 10))
-                    .isEqualTo(JournalFormat.availableDelta(kind, 10) + JournalFormat.heldDelta(kind, 10));
+            assertThat(JournalEntry.totalDelta(kind, 10))
+                    .isEqualTo(JournalEntry.availableDelta(kind, 10) + JournalEntry.heldDelta(kind, 10));
         }
-        assertThat(JournalFormat.totalDelta(EntryKind.HOLD, 10)).isZero();
-        assertThat(JournalFormat.totalDelta(EntryKind.RELEASE, 10)).isZero();
-        assertThat(JournalFormat.totalDelta(EntryKind.CAPTURE, 10)).isEqualTo(-10);
-        assertThat(JournalFormat.availableDelta(EntryKind.MOVEIN, 10)).isEqualTo(10);
-        assertThat(JournalFormat.expires(Map.of(JournalFormat.EXPIRES, "1796083200000"))).hasValue(1796083200000L);
-        assertThat(JournalFormat.expires(Map.of(JournalFormat.EXPIRES, "soon"))).isEmpty();
+        assertThat(JournalEntry.totalDelta(EntryKind.HOLD, 10)).isZero();
+        assertThat(JournalEntry.totalDelta(EntryKind.RELEASE, 10)).isZero();
+        assertThat(JournalEntry.totalDelta(EntryKind.CAPTURE, 10)).isEqualTo(-10);
+        assertThat(JournalEntry.availableDelta(EntryKind.MOVEIN, 10)).isEqualTo(10);
+        assertThat(JournalEntry.expires(Map.of(JournalEntry.EXPIRES, "1796083200000"))).hasValue(1796083200000L);
+        assertThat(JournalEntry.expires(Map.of(JournalEntry.EXPIRES, "soon"))).isEmpty();
     }
 
     private static JournalEntry decode(String kind, String amount, String request, String balance, String token) {
-        return JournalFormat.decode(3, "quota:{p3}:journal", "1-1", fields(kind, amount, request, balance, token));
+        return JournalEntry.decode(3, "quota:{p3}:journal", "1-1", fields(kind, amount, request, balance, token));
     }
 
     private static Map<String, String> fields(String kind, String amount, String request, String balance, String token) {
-        Map<String, String> f = new HashMap<>(Map.of(JournalFormat.ACCOUNT, "acct", JournalFormat.KIND, kind,
-                JournalFormat.AMOUNT, amount, JournalFormat.BALANCE, balance, JournalFormat.TOKEN, token));
+        Map<String, String> f = new HashMap<>(Map.of(JournalEntry.ACCOUNT, "acct", JournalEntry.KIND, kind,
+                JournalEntry.AMOUNT, amount, JournalEntry.BALANCE, balance, JournalEntry.TOKEN, token));
         if (!request.isEmpty()) {
-            f.put(JournalFormat.REQUEST, request);
+            f.put(JournalEntry.REQUEST, request);
         }
         return f;
     }
