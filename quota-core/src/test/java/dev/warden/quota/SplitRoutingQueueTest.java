@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -40,17 +41,21 @@ class SplitRoutingQueueTest {
             assertThat(q.deduct(account, 1, "warm").isApplied()).isTrue(); // the service knows the split now
 
             List<CompletableFuture<Outcome>> calls = new ArrayList<>();
+            CountDownLatch failed = new CountDownLatch(BEYOND); // counts answers that are failures
             redis.server().pause(); // the running 16 block on Redis (for up to the 10 s timeout): the line fills and stays full
             try {
                 for (int i = 0; i < CAPACITY + BEYOND; i++) {
-                    calls.add(q.deductAsync(account, 1, "q" + i).toCompletableFuture());
+                    CompletableFuture<Outcome> call = q.deductAsync(account, 1, "q" + i).toCompletableFuture();
+                    call.whenComplete((outcome, error) -> {
+                        if (error != null) {
+                            failed.countDown();
+                        }
+                    });
+                    calls.add(call);
                 }
                 // Those beyond the line are refused while Redis cannot answer anything (their answers reach the caller
                 // on the service's own threads, so wait for them; nothing else can end before Redis is back).
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (refused(calls).size() < BEYOND && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
+                assertThat(failed.await(5, TimeUnit.SECONDS)).as("%d refusals within 5 s", BEYOND).isTrue();
                 List<Integer> refused = refused(calls);
                 assertThat(refused).hasSize(BEYOND);
                 assertThat(calls.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())).isEmpty();
