@@ -24,8 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -210,25 +208,9 @@ class EtcdFaultTest {
     @DisplayName("a holder frozen past its TTL (SIGSTOP) is superseded by a higher token, and its fenced write is rejected")
     void frozenHolderIsFencedOff() throws Exception {
         String name = "frozen";
-        List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"),
-                HolderProcess.class.getName(), name));
-        settings().forEach((k, v) -> command.add(k + "=" + v));
-        Process holder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        closeAfter.add(holder::destroyForcibly);
-        long frozenToken;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))) {
-            String granted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).get(30, TimeUnit.SECONDS);
-            assertThat(granted).startsWith("GRANTED ");
-            frozenToken = Long.parseLong(granted.substring("GRANTED ".length()).trim());
-        }
+        HolderProcess.Child child = HolderProcess.start(name, settings(), close -> closeAfter.add(close::run));
+        Process holder = child.process();
+        long frozenToken = child.token();
         FencedRegister register = new FencedRegister();
         assertThat(register.write(frozenToken, 1)).isTrue();
         LockClient other = client(LockObserver.NONE);

@@ -10,8 +10,6 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Lock;
 import io.etcd.jetcd.lock.LockResponse;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -163,15 +161,8 @@ public final class HandOffMeasurement {
         try (LockClient waiter = LockClient.create(settings(server, ttl))) {
             for (int i = 0; i < 5; i++) {
                 String name = "killed-" + ttlSeconds + "-" + i;
-                List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                        "-cp", System.getProperty("java.class.path"), HolderProcess.class.getName(), name));
-                settings(server, ttl).forEach((k, v) -> command.add(k + "=" + v));
-                Process holder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-                BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
-                String line = out.readLine();
-                if (line == null || !line.startsWith("GRANTED")) {
-                    throw new IllegalStateException("holder did not start: " + line);
-                }
+                List<Runnable> cleanUp = new ArrayList<>();
+                Process holder = HolderProcess.start(name, settings(server, ttl), cleanUp::add).process();
                 // Let the holder's keeper run for a while, so the kill lands at a random point between keep-alives.
                 Thread.sleep(ttl.toMillis() + (long) (Math.random() * ttl.toMillis()));
                 CompletableFuture<Lease> next = waiter.lock(name).acquireAsync();
@@ -182,6 +173,7 @@ public final class HandOffMeasurement {
                 times.add(System.nanoTime() - t0);
                 lease.release();
                 holder.waitFor(5, TimeUnit.SECONDS);
+                cleanUp.forEach(Runnable::run);
             }
         }
         Collections.sort(times);

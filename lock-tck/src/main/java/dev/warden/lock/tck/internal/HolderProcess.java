@@ -3,8 +3,22 @@ package dev.warden.lock.tck.internal;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A holder in its own JVM, so a test can kill it (SIGKILL) or freeze it (SIGSTOP) the way a real
@@ -13,11 +27,26 @@ import java.util.Map;
  */
 public final class HolderProcess {
 
+    /**
+     * How long a child may take to connect. A fresh JVM on a loaded two-core machine can spend most
+     * of the default 5 s loading Netty before its first connection; its start-up is not what the
+     * tests measure, so the child gets more unless a test says otherwise.
+     */
+    static final String CHILD_CONNECT_TIMEOUT = "60s";
+
+    /** How long {@link #start} waits for the child's grant. */
+    private static final Duration GRANT_DEADLINE = Duration.ofSeconds(90);
+
+    /** A started child that holds {@code name}. */
+    public record Child(Process process, long token) {
+    }
+
     private HolderProcess() {
     }
 
     public static void main(String[] args) throws InterruptedException {
         Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("warden.lock.connect-timeout", CHILD_CONNECT_TIMEOUT);
         for (int i = 1; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             settings.put(args[i].substring(0, eq), args[i].substring(eq + 1));
@@ -27,5 +56,59 @@ public final class HolderProcess {
         System.out.println("GRANTED " + lease.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /**
+     * Starts a child that takes {@code name} with {@code settings} and returns once it holds it.
+     * {@code onClose} receives the child's clean-up (a forced kill) before this waits, so a failed
+     * start leaves no process behind. A child that dies before its grant fails with what it wrote
+     * to its standard error, which is otherwise kept out of the test's output.
+     */
+    public static Child start(String name, Map<String, ?> settings, java.util.function.Consumer<Runnable> onClose)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"),
+                HolderProcess.class.getName(), name));
+        settings.forEach((k, v) -> command.add(k + "=" + v));
+        Path errors = Files.createTempFile("warden-holder-", ".err");
+        Process child = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+        onClose.accept(() -> {
+            child.destroyForcibly();
+            try {
+                Files.deleteIfExists(errors);
+            } catch (IOException ignored) {
+                // a temporary file left behind is harmless
+            }
+        });
+        BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        String granted;
+        try {
+            granted = line.get(GRANT_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            granted = null;
+        }
+        if (granted == null || !granted.startsWith("GRANTED ")) {
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("the holder process did not report its grant within " + GRANT_DEADLINE.toSeconds()
+                    + " s (first line: " + granted + "); its standard error:\n" + tail(errors));
+        }
+        return new Child(child, Long.parseLong(granted.substring("GRANTED ".length()).trim()));
+    }
+
+    private static String tail(Path file) {
+        try {
+            String all = Files.readString(file, StandardCharsets.UTF_8);
+            return all.length() <= 4000 ? all : "..." + all.substring(all.length() - 4000);
+        } catch (IOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
     }
 }
