@@ -31,7 +31,7 @@ class QuotaAccessTest {
     static Map<String, Object> settings(String endpoint) {
         Map<String, Object> s = new HashMap<>();
         s.put("warden.quota.endpoint", endpoint);
-        s.put("warden.quota.connect-timeout", "2s");
+        s.put("warden.quota.connect-timeout", "10s");
         return s;
     }
 

@@ -51,7 +51,7 @@ class QuotaTlsTest {
     static Map<String, Object> settings(TlsMaterial trusted) {
         Map<String, Object> s = new HashMap<>();
         s.put("warden.quota.endpoint", "rediss://127.0.0.1:" + TLS_PORT);
-        s.put("warden.quota.connect-timeout", "3s");
+        s.put("warden.quota.connect-timeout", "10s");
         s.put("warden.quota.redis.tls.trust-store", trusted.trustStore().toString());
         s.put("warden.quota.redis.tls.trust-store-password", TlsMaterial.STORE_PASSWORD);
         s.put("warden.quota.redis.tls.key-store", TLS.clientKeyStore().toString());

@@ -31,7 +31,7 @@ class RedisAccessTest {
 
     static Map<String, Object> settings(String endpoint) {
         return Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", endpoint,
-                "warden.lock.connect-timeout", "2s", "warden.lock.request-timeout", "2s");
+                "warden.lock.connect-timeout", "10s", "warden.lock.request-timeout", "2s");
     }
 
     static String at(RedisServer server, String userInfo) {

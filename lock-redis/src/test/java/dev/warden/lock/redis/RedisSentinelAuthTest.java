@@ -53,7 +53,7 @@ class RedisSentinelAuthTest {
         Map<String, Object> s = new HashMap<>();
         s.put("warden.lock.backend", "redis");
         s.put("warden.lock.endpoints", redis.sentinel().uri());
-        s.put("warden.lock.connect-timeout", "3s");
+        s.put("warden.lock.connect-timeout", "10s");
         s.put("warden.lock.redis.username", "warden-app");
         s.put("warden.lock.redis.password", DATA_PASSWORD);
         s.put("warden.lock.redis.sentinel.username", "warden-sentinel");
