@@ -2,17 +2,14 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.EntryKind;
 import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.ledger.internal.EntryId;
+import dev.warden.quota.ledger.BatchStep.Action;
 
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,60 +47,11 @@ final class BatchWriter {
     record Part(int partition, String stream, PartitionFence fence, List<Raw> raws) {
     }
 
-    enum Action {
-        /** First time: insert the entry, apply it to the balance. */
-        APPLY,
-        /** The ledger already holds this very entry: a redelivery; nothing to write. */
-        REDELIVERED,
-        /** A second entry for a request id the ledger holds: apply it and compensate in Redis. */
-        COMPENSATE,
-        /** A replay already recorded by an earlier attempt: compensate in Redis again (idempotent). */
-        COMPENSATE_AGAIN,
-        /** Refused: store in quarantine. */
-        QUARANTINE,
-        /** Already in quarantine (an earlier attempt stored it but did not acknowledge it). */
-        ALREADY_QUARANTINED
-    }
-
-    static final class Step {
-        final Part part;
-        final Raw raw;
-        final EntryId position;
-        final JournalEntry entry;
-        Action action;
-        QuarantineReason reason;
-        String detail;
-
-        Step(Part part, Raw raw, EntryId position, JournalEntry entry) {
-            this.part = part;
-            this.raw = raw;
-            this.position = position;
-            this.entry = entry;
-        }
-
-        void quarantine(QuarantineReason reason, String detail) {
-            this.action = Action.QUARANTINE;
-            this.reason = reason;
-            this.detail = detail;
-        }
-
-        String compensationRequestId() {
-            return "ledger-comp-" + entry.partition() + "-" + entry.entryId();
-        }
-
-        EntryKind compensationKind() {
-            return entry.kind() == EntryKind.DEDUCT ? EntryKind.REFUND : EntryKind.DEDUCT;
-        }
-
-        QuarantinedEntry quarantined() {
-            return new QuarantinedEntry(part.stream(), raw.id(), raw.fields(), reason, detail, Instant.now(), Optional.empty());
-        }
-    }
-
     private final Ledger.Dialect dialect;
     private final KeyLayout layout;
     private final LedgerSql sql;
     private final AccountRows rows;
+    private final BatchClassifier classifier;
 
     /** @param layout where each account's own partition is (a split account's bucket entries arrive in others) */
     BatchWriter(Ledger.Dialect dialect, KeyLayout layout) {
@@ -111,6 +59,7 @@ final class BatchWriter {
         this.layout = layout;
         this.sql = new LedgerSql(dialect);
         this.rows = new AccountRows(dialect);
+        this.classifier = new BatchClassifier(sql);
     }
 
     /**
@@ -119,12 +68,12 @@ final class BatchWriter {
      *
      * @throws PartitionFence.FencedOut when a newer owner of the partition has recorded a higher token
      */
-    List<Step> write(Connection c, Part part, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
+    List<BatchStep> write(Connection c, Part part, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
         c.setAutoCommit(false);
         try {
             PartitionFence.limitLockWait(c, dialect, lockTimeout);
             part.fence().check(c);
-            List<Step> steps = classify(c, List.of(part));
+            List<BatchStep> steps = classifier.classify(c, List.of(part));
             if (fast(c, steps)) {
                 c.commit();
                 return steps;
@@ -132,7 +81,7 @@ final class BatchWriter {
             c.rollback();
             PartitionFence.limitLockWait(c, dialect, lockTimeout);
             part.fence().check(c);
-            steps = classify(c, List.of(part));
+            steps = classifier.classify(c, List.of(part));
             slow(c, steps);
             c.commit();
             return steps;
@@ -147,7 +96,7 @@ final class BatchWriter {
      * partitions are fenced (a newer owner recorded a higher token), or because the database refused
      * something (both empty: write the parts one by one with {@link #write}, which finds the entry).
      */
-    record Together(Optional<List<Step>> steps, java.util.Set<String> fenced) {
+    record Together(Optional<List<BatchStep>> steps, java.util.Set<String> fenced) {
     }
 
     /**
@@ -164,7 +113,7 @@ final class BatchWriter {
                 c.rollback();
                 return new Together(Optional.empty(), fenced);
             }
-            List<Step> steps = classify(c, parts);
+            List<BatchStep> steps = classifier.classify(c, parts);
             if (steps.stream().anyMatch(st -> st.action == Action.QUARANTINE) || !fast(c, steps)) {
                 c.rollback();
                 return new Together(Optional.empty(), java.util.Set.of());
@@ -200,125 +149,19 @@ final class BatchWriter {
         return false;
     }
 
-    // ---- classification ----
-
-    private List<Step> classify(Connection c, List<Part> parts) throws SQLException {
-        List<Step> steps = new ArrayList<>();
-        for (Part part : parts) {
-            for (Raw raw : part.raws()) {
-                steps.add(parse(part, raw));
-            }
-        }
-        Map<JournalEntry.Key, LedgerSql.Position> known = knownKeys(c, steps);
-        Set<LedgerSql.Position> compensated = new HashSet<>();
-        Set<LedgerSql.Position> quarantined = new HashSet<>();
-        positions(c, steps, compensated, quarantined);
-        Map<JournalEntry.Key, LedgerSql.Position> inBatch = new HashMap<>();
-        for (Step s : steps) {
-            LedgerSql.Position here = new LedgerSql.Position(s.part.stream(), s.position);
-            if (quarantined.contains(here)) {
-                s.action = Action.ALREADY_QUARANTINED;
-                continue;
-            }
-            if (s.action == Action.QUARANTINE) {
-                continue;
-            }
-            if (compensated.contains(here)) {
-                s.action = Action.COMPENSATE_AGAIN;
-                continue;
-            }
-            JournalEntry.Key key = s.entry.key();
-            LedgerSql.Position first = known.containsKey(key) ? known.get(key) : inBatch.get(key);
-            if (first == null) {
-                s.action = Action.APPLY;
-                inBatch.put(key, here);
-            } else if (first.equals(here) && known.containsKey(key)) {
-                s.action = Action.REDELIVERED;
-            } else if (s.entry.ofHold()) {
-                // Redis ends a hold once; a second entry of a kind means its record expired and the id was reused.
-                s.quarantine(QuarantineReason.CONSTRAINT, "a second " + s.entry.kind().wireName() + " entry of hold '"
-                        + s.entry.requestId().substring(s.entry.kind().wireName().length() + 1) + "' of account '"
-                        + s.entry.account() + "' (the ledger holds one as entry " + first.id() + " of " + first.stream()
-                        + "): the hold id was reused after its record expired");
-            } else if (s.entry.ofMove()) {
-                // Redis gives a move once (its record in the target's slot outlives the move).
-                s.quarantine(QuarantineReason.CONSTRAINT, "a second " + s.entry.kind().wireName() + " entry of move '"
-                        + s.entry.requestId() + "' of account '" + s.entry.account() + "' (the ledger holds one as entry "
-                        + first.id() + " of " + first.stream() + ")");
-            } else if (s.entry.kind() == EntryKind.POST) {
-                // A posting moves several balances: no single compensation undoes it, so a human decides.
-                s.quarantine(QuarantineReason.CONSTRAINT, "a second entry for request id '" + s.entry.requestId()
-                        + "' of account '" + s.entry.account() + "', a posting (the ledger holds one as entry " + first.id()
-                        + " of " + first.stream() + "): the request id was reused after its record expired");
-            } else if (s.entry.kind() == EntryKind.OPEN) {
-                s.quarantine(QuarantineReason.ACCOUNT_EXISTS, "account '" + s.entry.account() + "' was opened again"
-                        + " (the ledger holds its opening as entry " + first.id() + " of " + first.stream()
-                        + "): Redis lost it and it was reopened");
-            } else {
-                s.action = Action.COMPENSATE;
-            }
-        }
-        return steps;
-    }
-
-    private static Step parse(Part part, Raw raw) {
-        EntryId position;
-        try {
-            position = EntryId.parse(raw.id());
-        } catch (IllegalArgumentException e) {
-            position = EntryId.ZERO;
-        }
-        try {
-            if (position.equals(EntryId.ZERO)) {
-                throw new IllegalArgumentException("not a stream entry id: " + raw.id());
-            }
-            return new Step(part, raw, position, JournalEntry.decode(part.partition(), part.stream(), raw.id(), raw.fields()));
-        } catch (IllegalArgumentException e) {
-            Step s = new Step(part, raw, position, null);
-            s.quarantine(QuarantineReason.MALFORMED, String.valueOf(e.getMessage()));
-            return s;
-        }
-    }
-
-    private Map<JournalEntry.Key, LedgerSql.Position> knownKeys(Connection c, List<Step> steps) throws SQLException {
-        List<JournalEntry.Key> keys = new ArrayList<>();
-        for (Step s : steps) {
-            if (s.entry != null) {
-                keys.add(s.entry.key());
-            }
-        }
-        return sql.knownKeys(c, keys);
-    }
-
-    /** Positions of the batches' ranges already recorded as compensated or quarantined (an earlier attempt). */
-    private void positions(Connection c, List<Step> steps, Set<LedgerSql.Position> compensated,
-                           Set<LedgerSql.Position> quarantined) throws SQLException {
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        Set<String> streams = new java.util.TreeSet<>();
-        for (Step s : steps) {
-            min = Math.min(min, s.position.ms());
-            max = Math.max(max, s.position.ms());
-            streams.add(s.part.stream());
-        }
-        if (!streams.isEmpty()) {
-            sql.positions(c, streams, min, max, compensated, quarantined);
-        }
-    }
-
     // ---- the fast path: a few statements per batch ----
 
-    private boolean fast(Connection c, List<Step> steps) throws SQLException {
+    private boolean fast(Connection c, List<BatchStep> steps) throws SQLException {
         List<JournalEntry> openings = new ArrayList<>();
         List<JournalEntry> entries = new ArrayList<>();
         Map<String, long[]> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
         Set<String> bucketRows = new java.util.TreeSet<>();
-        List<Step> compensations = new ArrayList<>();
-        List<Step> quarantine = new ArrayList<>();
+        List<BatchStep> compensations = new ArrayList<>();
+        List<BatchStep> quarantine = new ArrayList<>();
         List<JournalEntry> postings = new ArrayList<>();
         List<AccountRows.OpenHold> opened = new ArrayList<>();
         List<JournalEntry> ended = new ArrayList<>();
-        for (Step s : steps) {
+        for (BatchStep s : steps) {
             switch (s.action) {
                 case APPLY -> {
                     if (s.entry.kind() == EntryKind.POST) {
@@ -357,7 +200,7 @@ final class BatchWriter {
             sql.insertEntries(c, entries);
             sql.applyPostings(c, postings);
             rows.holds(c, opened, ended);
-            sql.insertCompensations(c, compensations);
+            CompensationRows.insertAll(c, compensations);
             sql.insertQuarantine(c, quarantine);
             return true;
         } catch (SQLException e) {
@@ -377,7 +220,7 @@ final class BatchWriter {
     }
 
     /** A hold entry opens the hold's row; a capture, release or expiry closes it. */
-    private static void holds(Step s, List<AccountRows.OpenHold> opened, List<JournalEntry> ended) {
+    private static void holds(BatchStep s, List<AccountRows.OpenHold> opened, List<JournalEntry> ended) {
         switch (s.entry.kind()) {
             case HOLD -> {
                 // Absent on an entry written before holds carried their expiry (or unreadable): restored as due.
@@ -401,8 +244,8 @@ final class BatchWriter {
 
     // ---- the slow path: entry by entry, each under a savepoint ----
 
-    private void slow(Connection c, List<Step> steps) throws SQLException {
-        for (Step s : steps) {
+    private void slow(Connection c, List<BatchStep> steps) throws SQLException {
+        for (BatchStep s : steps) {
             if (s.action != Action.APPLY && s.action != Action.COMPENSATE) {
                 continue;
             }
@@ -430,7 +273,7 @@ final class BatchWriter {
                     holds(s, opened, ended);
                     rows.holds(c, opened, ended);
                 } else {
-                    sql.insertCompensation(c, s);
+                    CompensationRows.insert(c, s);
                 }
                 c.releaseSavepoint(savepoint);
             } catch (SQLException e) {
@@ -444,7 +287,7 @@ final class BatchWriter {
         sql.insertQuarantine(c, steps.stream().filter(s -> s.action == Action.QUARANTINE).toList());
     }
 
-    private static QuarantineReason reason(Step s, SQLException e) {
+    private static QuarantineReason reason(BatchStep s, SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
         if (state.equals("23505") && s.entry.kind() == EntryKind.OPEN) {
@@ -465,10 +308,5 @@ final class BatchWriter {
             cause = b.getNextException();
         }
         return "SQLSTATE " + cause.getSQLState() + ": " + cause.getMessage();
-    }
-
-    /** Records Redis's answer to a compensation; best effort (the compensation's own journal entry is the durable record). */
-    static void recordOutcome(Connection c, String stream, EntryId position, String outcome) throws SQLException {
-        LedgerSql.recordOutcome(c, stream, position, outcome);
     }
 }

@@ -254,7 +254,7 @@ final class Bootstrap {
 
     private void record(String stream, EntryId position, String outcome, String requestId) {
         try (Connection c = dataSource.getConnection()) {
-            BatchWriter.recordOutcome(c, stream, position, outcome);
+            CompensationRows.recordOutcome(c, stream, position, outcome);
         } catch (SQLException e) {
             throw new QuotaException(Reason.DATABASE, "could not record compensation " + requestId + ": " + e.getMessage(), e);
         }

@@ -34,7 +34,7 @@ final class Compensations {
      * Undoes a replay in Redis under a derived request id. Throws when Redis is unavailable: the batch
      * then stays unacknowledged, and the redelivery compensates again (idempotent by that request id).
      */
-    void compensate(String stream, BatchWriter.Step s) {
+    void compensate(String stream, BatchStep s) {
         JournalEntry e = s.entry;
         String requestId = s.compensationRequestId();
         Outcome outcome = s.compensationKind() == EntryKind.REFUND
@@ -52,7 +52,7 @@ final class Compensations {
                     e.entryId(), outcome);
         }
         try (Connection c = dataSource.getConnection()) {
-            BatchWriter.recordOutcome(c, stream, s.position, status);
+            CompensationRows.recordOutcome(c, stream, s.position, status);
         } catch (SQLException | RuntimeException ex) {
             log.warn("ledger: could not record the outcome {} of compensation {} (its journal entry records it)", status,
                     requestId, ex);

@@ -1,7 +1,6 @@
 package dev.warden.quota.ledger;
 
 import dev.warden.lock.LockClient;
-import dev.warden.lock.LockException;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaService;
@@ -14,17 +13,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -97,21 +92,11 @@ public final class LedgerConsumer implements AutoCloseable {
     private boolean ownLocks;
     private QuotaService quota;
 
-    private LedgerConsumer(Builder b, QuotaConfig config) {
+    private LedgerConsumer(Builder b, QuotaConfig config, ConsumerSettings settings) {
         this.builder = b;
         this.config = config;
         this.layout = config.layout();
-        List<Integer> chosen = new ArrayList<>();
-        if (b.partitions == null) {
-            for (int p = 0; p < config.partitions(); p++) {
-                chosen.add(p);
-            }
-        } else {
-            chosen.addAll(new TreeSet<>(b.partitions));
-        }
-        this.settings = new ConsumerSettings(b.group, b.consumerName, chosen, b.partitions != null, b.batchSize,
-                b.blockTime, b.sweepInterval, b.rebalanceInterval, b.initialBackoff, b.maxBackoff, b.lagInterval,
-                config.requestTimeout());
+        this.settings = settings;
     }
 
     /**
@@ -153,7 +138,7 @@ public final class LedgerConsumer implements AutoCloseable {
             if (builder.locks != null) {
                 locks = builder.locks;
             } else {
-                locks = createLocks();
+                locks = PartitionOwnership.defaultLocks(config);
                 ownLocks = true;
             }
             made = new ConsumerLoop(new ConsumerLoop.Parts(settings, layout, builder.dataSource, builder.listener, streams,
@@ -171,31 +156,6 @@ public final class LedgerConsumer implements AutoCloseable {
         log.info("ledger consumer {} of group {} started: {} candidate partitions of {}, locks on {}",
                 settings.consumerName(), settings.group(), settings.candidates().size(), connector.endpoint(), locks.backend());
         return this;
-    }
-
-    private LockClient createLocks() {
-        Map<String, Object> lockSettings = new HashMap<>(config.lockSettings());
-        Object backend = lockSettings.putIfAbsent("warden.lock.backend", "redis");
-        if ((backend == null || "redis".equals(String.valueOf(backend).trim())) && !lockSettings.containsKey("warden.lock.endpoints")) {
-            lockSettings.put("warden.lock.endpoints", config.endpoint());
-            // The quota's Redis user owns the partition locks too, unless the lock names its own.
-            if (lockSettings.keySet().stream().noneMatch(k -> k.startsWith("warden.lock.redis.user") || k.startsWith("warden.lock.redis.pass"))) {
-                config.redis().username().ifPresent(u -> lockSettings.put("warden.lock.redis.username", u));
-                config.redis().password().ifPresent(p -> lockSettings.put("warden.lock.redis.password", p));
-                config.redis().sentinelUsername().ifPresent(u -> lockSettings.put("warden.lock.redis.sentinel.username", u));
-                config.redis().sentinelPassword().ifPresent(p -> lockSettings.put("warden.lock.redis.sentinel.password", p));
-            }
-        }
-        try {
-            return LockClient.create(lockSettings);
-        } catch (LockException e) {
-            Reason reason = switch (e.reason()) {
-                case CONFIGURATION, NO_PROVIDER, AMBIGUOUS_PROVIDER -> Reason.CONFIGURATION;
-                default -> Reason.LOCK_FAILED;
-            };
-            throw new QuotaException(reason, "cannot create the lock client that owns the ledger's partitions: "
-                    + e.getMessage(), e);
-        }
     }
 
     /** Whether the consumer thread is running. */
@@ -311,7 +271,7 @@ public final class LedgerConsumer implements AutoCloseable {
         private final Map<String, ?> quotaSettings;
         private final DataSource dataSource;
         private String group = DEFAULT_GROUP;
-        private String consumerName = defaultConsumerName();
+        private String consumerName = ConsumerSettings.defaultConsumerName();
         private Collection<Integer> partitions;
         private int batchSize = 500;
         private Duration blockTime = Duration.ofSeconds(1);
@@ -406,79 +366,21 @@ public final class LedgerConsumer implements AutoCloseable {
          * @throws QuotaException {@link Reason#CONFIGURATION} listing every problem
          */
         public LedgerConsumer build() {
-            List<String> problems = new ArrayList<>();
             QuotaConfig config = null;
+            String configProblem = null;
             try {
                 config = QuotaConfig.from(quotaSettings);
             } catch (QuotaException e) {
-                problems.add(e.getMessage());
+                configProblem = e.getMessage();
             }
-            name(problems, "group", group);
-            name(problems, "consumerName", consumerName);
-            if (batchSize < 1 || batchSize > 10_000) {
-                problems.add("batchSize must be 1..10000, was " + batchSize);
-            }
-            positive(problems, "blockTime", blockTime);
-            positive(problems, "sweepInterval", sweepInterval);
-            positive(problems, "rebalanceInterval", rebalanceInterval);
-            positive(problems, "retryBackoff initial", initialBackoff);
-            positive(problems, "retryBackoff max", maxBackoff);
-            positive(problems, "lagInterval", lagInterval);
-            if (initialBackoff != null && maxBackoff != null && initialBackoff.compareTo(maxBackoff) > 0) {
-                problems.add("retryBackoff initial " + initialBackoff + " exceeds max " + maxBackoff);
-            }
-            if (config != null && blockTime != null && blockTime.compareTo(config.requestTimeout()) >= 0) {
-                problems.add("blockTime " + blockTime + " must be shorter than warden.quota.request-timeout "
-                        + config.requestTimeout());
-            }
-            if (config != null && partitions != null) {
-                if (partitions.isEmpty()) {
-                    problems.add("partitions must not be empty");
-                }
-                for (Integer p : partitions) {
-                    if (p == null || p < 0 || p >= config.partitions()) {
-                        problems.add("partition " + p + " is not in 0.." + (config.partitions() - 1));
-                    }
-                }
-            }
-            if (!problems.isEmpty()) {
-                throw new QuotaException(Reason.CONFIGURATION, "invalid ledger consumer configuration: "
-                        + String.join("; ", problems));
-            }
-            return new LedgerConsumer(this, config);
+            ConsumerSettings settings = ConsumerSettings.checked(configProblem, config, group, consumerName, partitions,
+                    batchSize, blockTime, sweepInterval, rebalanceInterval, initialBackoff, maxBackoff, lagInterval);
+            return new LedgerConsumer(this, config, settings);
         }
 
         /** {@link #build()} then {@link LedgerConsumer#start()}. */
         public LedgerConsumer start() {
             return build().start();
-        }
-
-        private static void positive(List<String> problems, String name, Duration d) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                problems.add(name + " must be positive, was " + d);
-            }
-        }
-
-        /** Group and consumer names become parts of keys and lock names: printable, without ':', braces or controls. */
-        private static void name(List<String> problems, String what, String value) {
-            if (value == null || value.isBlank()) {
-                problems.add(what + " must not be blank");
-                return;
-            }
-            if (value.length() > 100 || value.chars().anyMatch(ch -> Character.isISOControl(ch) || ch == '{' || ch == '}'
-                    || ch == ':' || Character.isWhitespace(ch))) {
-                problems.add(what + " '" + value + "' must be 1..100 characters without spaces, controls, ':' or braces");
-            }
-        }
-
-        private static String defaultConsumerName() {
-            String host;
-            try {
-                host = InetAddress.getLocalHost().getHostName();
-            } catch (Exception e) {
-                host = "host";
-            }
-            return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
         }
     }
 }

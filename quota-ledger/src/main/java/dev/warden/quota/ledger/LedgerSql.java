@@ -13,10 +13,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The ledger's statements, in one place: the lookups a batch makes and the writes it does, per
- * dialect, for the entries of one partition's stream or of several. On PostgreSQL the batch-sized ones are one fixed statement over
- * arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and JDBC
- * batches. What to write, and when, is {@link BatchWriter}'s.
+ * A batch's statements: the lookups it makes and the writes it does, per dialect, for the entries of
+ * one partition's stream or of several. On PostgreSQL the batch-sized ones are one fixed statement
+ * over arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and
+ * JDBC batches. Account rows and holds are {@link AccountRows}', compensations {@link CompensationRows}';
+ * what to write, and when, is {@link BatchWriter}'s.
  */
 final class LedgerSql {
 
@@ -32,9 +33,6 @@ final class LedgerSql {
     private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final int ENTRY_COLUMNS = 10;
     private static final String INSERT_ENTRY = INSERT_ENTRY_HEAD + ENTRY_ROW;
-    private static final String INSERT_COMPENSATION = "INSERT INTO ledger_compensations (stream, entry_id, entry_ms,"
-            + " entry_seq, request_id, account, kind, amount, balance_after, token, compensation_request_id,"
-            + " compensation_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String INSERT_QUARANTINE = "INSERT INTO ledger_quarantine (stream, entry_id, entry_ms,"
             + " entry_seq, account, kind, amount, request_id, balance_after, fields, reason, detail)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -219,26 +217,13 @@ final class LedgerSql {
         }
     }
 
-    /** Compensations and quarantined entries: each a JDBC batch (they are rare). */
-    void insertCompensations(Connection c, List<BatchWriter.Step> steps) throws SQLException {
-        if (steps.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_COMPENSATION)) {
-            for (BatchWriter.Step s : steps) {
-                bindCompensation(ps, s);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    void insertQuarantine(Connection c, List<BatchWriter.Step> steps) throws SQLException {
+    /** Quarantined entries: a JDBC batch (they are rare). */
+    void insertQuarantine(Connection c, List<BatchStep> steps) throws SQLException {
         if (steps.isEmpty()) {
             return;
         }
         try (PreparedStatement ps = c.prepareStatement(INSERT_QUARANTINE)) {
-            for (BatchWriter.Step s : steps) {
+            for (BatchStep s : steps) {
                 bindQuarantine(ps, s);
                 ps.addBatch();
             }
@@ -309,13 +294,6 @@ final class LedgerSql {
         }
     }
 
-    void insertCompensation(Connection c, BatchWriter.Step s) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(INSERT_COMPENSATION)) {
-            bindCompensation(ps, s);
-            ps.executeUpdate();
-        }
-    }
-
     // ---- binding ----
 
     static void bindBalance(PreparedStatement ps, JournalEntry e) throws SQLException {
@@ -347,27 +325,7 @@ final class LedgerSql {
         ps.setLong(offset + 10, id.seq());
     }
 
-    static void bindCompensation(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
-        JournalEntry e = s.entry;
-        ps.setString(1, e.stream());
-        ps.setString(2, e.entryId());
-        ps.setLong(3, s.position.ms());
-        ps.setLong(4, s.position.seq());
-        ps.setString(5, e.requestId());
-        ps.setString(6, e.account());
-        ps.setString(7, e.kind().wireName());
-        ps.setLong(8, e.amount());
-        ps.setLong(9, e.balanceAfter());
-        if (e.token().isPresent()) {
-            ps.setLong(10, e.token().getAsLong());
-        } else {
-            ps.setNull(10, Types.BIGINT);
-        }
-        ps.setString(11, s.compensationRequestId());
-        ps.setString(12, s.compensationKind().wireName());
-    }
-
-    static void bindQuarantine(PreparedStatement ps, BatchWriter.Step s) throws SQLException {
+    static void bindQuarantine(PreparedStatement ps, BatchStep s) throws SQLException {
         Map<String, String> f = s.raw.fields();
         ps.setString(1, s.part.stream());
         ps.setString(2, s.raw.id());
@@ -388,19 +346,6 @@ final class LedgerSql {
             ps.setLong(index, Long.parseLong(text));
         } catch (NumberFormatException | NullPointerException e) {
             ps.setNull(index, Types.BIGINT);
-        }
-    }
-
-    /** Records Redis's answer to a compensation; best effort (the compensation's own journal entry is the durable record). */
-    static void recordOutcome(Connection c, String stream, EntryId position, String outcome) throws SQLException {
-        c.setAutoCommit(true);
-        try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_compensations SET outcome = ?,"
-                + " compensated_at = CURRENT_TIMESTAMP WHERE stream = ? AND entry_ms = ? AND entry_seq = ?")) {
-            ps.setString(1, outcome);
-            ps.setString(2, stream);
-            ps.setLong(3, position.ms());
-            ps.setLong(4, position.seq());
-            ps.executeUpdate();
         }
     }
 }

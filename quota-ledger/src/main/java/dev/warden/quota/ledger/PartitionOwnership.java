@@ -3,12 +3,16 @@ package dev.warden.quota.ledger;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.quota.QuotaException;
+import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.spi.QuotaConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +33,35 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PartitionOwnership {
 
     private static final Logger log = LoggerFactory.getLogger(PartitionOwnership.class);
+
+    /**
+     * The lock client a consumer makes when it is given none: the quota's {@code warden.lock.*}
+     * settings, and without a backend Redis on the quota's endpoint, logged in as the quota's user.
+     */
+    static LockClient defaultLocks(QuotaConfig config) {
+        Map<String, Object> lockSettings = new HashMap<>(config.lockSettings());
+        Object backend = lockSettings.putIfAbsent("warden.lock.backend", "redis");
+        if ((backend == null || "redis".equals(String.valueOf(backend).trim())) && !lockSettings.containsKey("warden.lock.endpoints")) {
+            lockSettings.put("warden.lock.endpoints", config.endpoint());
+            // The quota's Redis user owns the partition locks too, unless the lock names its own.
+            if (lockSettings.keySet().stream().noneMatch(k -> k.startsWith("warden.lock.redis.user") || k.startsWith("warden.lock.redis.pass"))) {
+                config.redis().username().ifPresent(u -> lockSettings.put("warden.lock.redis.username", u));
+                config.redis().password().ifPresent(p -> lockSettings.put("warden.lock.redis.password", p));
+                config.redis().sentinelUsername().ifPresent(u -> lockSettings.put("warden.lock.redis.sentinel.username", u));
+                config.redis().sentinelPassword().ifPresent(p -> lockSettings.put("warden.lock.redis.sentinel.password", p));
+            }
+        }
+        try {
+            return LockClient.create(lockSettings);
+        } catch (LockException e) {
+            Reason reason = switch (e.reason()) {
+                case CONFIGURATION, NO_PROVIDER, AMBIGUOUS_PROVIDER -> Reason.CONFIGURATION;
+                default -> Reason.LOCK_FAILED;
+            };
+            throw new QuotaException(reason, "cannot create the lock client that owns the ledger's partitions: "
+                    + e.getMessage(), e);
+        }
+    }
 
     private final LockClient locks;
     private final String lockPrefix;
