@@ -24,7 +24,6 @@ import dev.warden.quota.spi.ScriptRunner;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,17 +34,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The service on Lettuce: connections from the {@link RedisConnector} (one server, Sentinel or
  * Cluster), one auto-flushing connection for single calls and script loads, and one manually flushed
- * connection for batches, so a batch leaves in one write (one per primary on a Cluster). It checks
- * arguments and hands each operation to the class that owns its protocol: {@link Deductions} (the
- * deduct and credit scripts, and a split account's routing), {@link Buckets}, {@link Holds},
- * {@link Postings}; charges run under {@link AccountLocks}' policy. {@link QuotaFactory} opens it.
+ * connection for batches ({@link DeductionBatches}), so a batch leaves in one write (one per primary on a
+ * Cluster). It checks arguments and hands each operation to the class that owns its protocol:
+ * {@link Deductions} (the deduct and credit scripts, and a split account's routing), {@link Buckets},
+ * {@link SplitLifecycle}, {@link Holds}, {@link Postings}; {@link Charges} run under {@link AccountLocks}'
+ * policy. {@link QuotaFactory} opens it.
  *
- * <p>Thread-safe: the batch connection is guarded by {@code batchLock}; the rest is immutable or atomic.
+ * <p>Thread-safe: immutable or atomic (the batch connection is {@link DeductionBatches}', which guards it).
  */
 final class RedisQuotaService implements QuotaService {
 
@@ -54,8 +53,6 @@ final class RedisQuotaService implements QuotaService {
     private final RedisConnector connector;
     private final String endpoint;
     private final RedisConnection commands;
-    private final RedisConnection batchCommands;
-    private final ReentrantLock batchLock = new ReentrantLock();
     private final ScriptRunner scripts;
     private final Executor completions;
     private final AccountLocks locks;
@@ -64,6 +61,9 @@ final class RedisQuotaService implements QuotaService {
     private final Holds holds;
     private final Postings postings;
     private final Buckets buckets;
+    private final SplitLifecycle splits;
+    private final Charges charges;
+    private final DeductionBatches batches;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Over connections and a lock client already opened (see {@link QuotaFactory}); closes them when closed. */
@@ -74,7 +74,6 @@ final class RedisQuotaService implements QuotaService {
         this.connector = connector;
         this.endpoint = connector.endpoint();
         this.commands = connection;
-        this.batchCommands = batchConnection;
         this.scripts = new ScriptRunner(connection, config.requestTimeout());
         this.completions = connector.executors();
         this.locks = locks;
@@ -82,9 +81,14 @@ final class RedisQuotaService implements QuotaService {
         this.syncWaitNanos = config.requestTimeout().multipliedBy(3).plusSeconds(1).toNanos();
         this.holds = new Holds(layout, scripts, connection, config.idempotencyRetention(), clock);
         this.postings = new Postings(layout, scripts, connection, config.idempotencyRetention());
-        this.buckets = new Buckets(layout, scripts, connection, config.idempotencyRetention(), endpoint, syncWaitNanos);
+        BucketScript bucketScript = new BucketScript(layout, scripts, connection, endpoint, syncWaitNanos);
+        BucketMoves moves = new BucketMoves(layout, bucketScript, config.idempotencyRetention());
+        this.buckets = new Buckets(layout, connection, bucketScript, moves, config.idempotencyRetention());
+        this.splits = new SplitLifecycle(layout, connection, bucketScript, moves, buckets);
         this.deductions = new Deductions(layout, scripts, connection, buckets, config.idempotencyRetention(), syncWaitNanos,
                 endpoint);
+        this.charges = new Charges(this, locks, deductions, holds, syncWaitNanos, endpoint);
+        this.batches = new DeductionBatches(batchConnection, syncWaitNanos, endpoint);
     }
 
     // ---- operations ----
@@ -175,34 +179,7 @@ final class RedisQuotaService implements QuotaService {
             }
         }
         checkOpen();
-        List<CompletableFuture<Outcome>> calls = new ArrayList<>(deductions.size());
-        batchLock.lock();
-        try {
-            for (Deduction d : deductions) {
-                calls.add(deductCall(batchCommands, d.account(), d.amount(), d.requestId(), null));
-            }
-        } finally {
-            // Flushed even when dispatch failed half-way, so nothing lingers into the next batch.
-            batchCommands.flushCommands();
-            batchLock.unlock();
-        }
-        List<Outcome> outcomes = new ArrayList<>(calls.size());
-        RuntimeException failure = null;
-        for (int i = 0; i < calls.size(); i++) {
-            try {
-                outcomes.add(await(calls.get(i), "deduction " + i + " of a batch"));
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else if (failure != e) {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        return outcomes;
+        return batches.deductAll(deductions, (via, d) -> deductCall(via, d.account(), d.amount(), d.requestId(), null));
     }
 
     @Override
@@ -220,7 +197,7 @@ final class RedisQuotaService implements QuotaService {
         return Replies.balance(reply, account, marker);
     }
 
-    // ---- split accounts (Buckets') ----
+    // ---- split accounts (Buckets' and SplitLifecycle's) ----
 
     @Override
     public Outcome open(String account, long initialQuota, int count) {
@@ -233,7 +210,7 @@ final class RedisQuotaService implements QuotaService {
         Ids.check(Field.ACCOUNT, account);
         checkBuckets(count);
         checkOpen();
-        return buckets.split(account, count);
+        return splits.split(account, count);
     }
 
     /** 2..64 buckets, each in a partition of its own (bucket i lives in partition (home + i) mod partitions). */
@@ -251,7 +228,7 @@ final class RedisQuotaService implements QuotaService {
     public SplitOutcome merge(String account) {
         Ids.check(Field.ACCOUNT, account);
         checkOpen();
-        return buckets.merge(account);
+        return splits.merge(account);
     }
 
     @Override
@@ -260,17 +237,7 @@ final class RedisQuotaService implements QuotaService {
         Ids.check(Field.REQUEST, requestId);
         Objects.requireNonNull(pricing, "pricing");
         checkOpen();
-        return locks.underLock(account, requestId, lease -> {
-            OptionalLong balance = balance(account);
-            if (balance.isEmpty()) {
-                return new Outcome.AccountNotFound(account);
-            }
-            Optional<Outcome> recorded = deductions.recorded(account, requestId);
-            if (recorded.isPresent()) {
-                return recorded.get(); // a retry: its first answer, not a second price
-            }
-            return deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
-        }, () -> chargeUnlocked(account, requestId, pricing));
+        return charges.charge(account, requestId, pricing);
     }
 
     @Override
@@ -279,28 +246,7 @@ final class RedisQuotaService implements QuotaService {
         Ids.check(Field.HOLD, holdId);
         Objects.requireNonNull(pricing, "pricing");
         checkOpen();
-        // The hold's one-way state (held -> captured) guards the money; the lock orders pricing and capture.
-        java.util.function.Supplier<HoldOutcome> charge = () -> {
-            // Priced on the caller's thread, never on the connection's event loop.
-            Holds.Either amount = holds.amountToCapture(account, holdId, pricing, syncWaitNanos, endpoint);
-            if (amount.ended() != null) {
-                return amount.ended();
-            }
-            return await(holds.capture(account, holdId, amount.amount()), "capture a hold of " + account);
-        };
-        return locks.underLock(account, holdId, lease -> charge.get(), charge);
-    }
-
-    private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
-        OptionalLong balance = balance(account);
-        if (balance.isEmpty()) {
-            return new Outcome.AccountNotFound(account);
-        }
-        Optional<Outcome> recorded = deductions.recorded(account, requestId);
-        if (recorded.isPresent()) {
-            return recorded.get();
-        }
-        return deduct(account, pricing.price(balance.getAsLong()), requestId);
+        return charges.chargeHold(account, holdId, pricing);
     }
 
     // ---- holds (the script and its replies are Holds') ----

@@ -1,0 +1,78 @@
+package dev.warden.quota.internal;
+
+import dev.warden.quota.HoldOutcome;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.Pricing;
+import dev.warden.quota.QuotaService;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+/**
+ * Charges, priced and applied under {@link AccountLocks}' policy: {@code charge} prices the balance and
+ * deducts the price (a retry answers as its first try did, never priced again), {@code chargeHold} prices a
+ * hold and captures it. Arguments are checked by the caller; a charge reads the balance and deducts through
+ * the service, so the lease the lock gave is checked as any caller's is.
+ *
+ * <p>Thread-safe: immutable.
+ */
+final class Charges {
+
+    private final QuotaService service;
+    private final AccountLocks locks;
+    private final Deductions deductions;
+    private final Holds holds;
+    private final long syncWaitNanos;
+    private final String endpoint;
+
+    Charges(QuotaService service, AccountLocks locks, Deductions deductions, Holds holds, long syncWaitNanos,
+            String endpoint) {
+        this.service = service;
+        this.locks = locks;
+        this.deductions = deductions;
+        this.holds = holds;
+        this.syncWaitNanos = syncWaitNanos;
+        this.endpoint = endpoint;
+    }
+
+    Outcome charge(String account, String requestId, Pricing pricing) {
+        return locks.underLock(account, requestId, lease -> {
+            OptionalLong balance = service.balance(account);
+            if (balance.isEmpty()) {
+                return new Outcome.AccountNotFound(account);
+            }
+            Optional<Outcome> recorded = deductions.recorded(account, requestId);
+            if (recorded.isPresent()) {
+                return recorded.get(); // a retry: its first answer, not a second price
+            }
+            return service.deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
+        }, () -> chargeUnlocked(account, requestId, pricing));
+    }
+
+    HoldOutcome chargeHold(String account, String holdId, Pricing pricing) {
+        // The hold's one-way state (held -> captured) guards the money; the lock orders pricing and capture.
+        Supplier<HoldOutcome> charge = () -> {
+            // Priced on the caller's thread, never on the connection's event loop.
+            Holds.Either amount = holds.amountToCapture(account, holdId, pricing, syncWaitNanos, endpoint);
+            if (amount.ended() != null) {
+                return amount.ended();
+            }
+            return Errors.await(holds.capture(account, holdId, amount.amount()), syncWaitNanos, endpoint,
+                    "capture a hold of " + account);
+        };
+        return locks.underLock(account, holdId, lease -> charge.get(), charge);
+    }
+
+    private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
+        OptionalLong balance = service.balance(account);
+        if (balance.isEmpty()) {
+            return new Outcome.AccountNotFound(account);
+        }
+        Optional<Outcome> recorded = deductions.recorded(account, requestId);
+        if (recorded.isPresent()) {
+            return recorded.get();
+        }
+        return service.deduct(account, pricing.price(balance.getAsLong()), requestId);
+    }
+}
