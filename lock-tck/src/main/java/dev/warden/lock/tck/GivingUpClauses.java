@@ -172,7 +172,10 @@ abstract class GivingUpClauses {
         String name = kit.newName();
         Lease held = kit.client().lock(name).acquire();
         CompletableFuture<Lease> waiting = kit.client().lock(name).acquireAsync();
-        Await.during(Duration.ofMillis(100), "still waiting", () -> !waiting.isDone());
+        // On failure, say how the waiter ended: a grant while held, or an error (which one).
+        Await.during(Duration.ofMillis(100), "still waiting", () -> !waiting.isDone(), () -> waiting.handle(
+                (lease, error) -> error != null ? "it failed: " + error : "it was granted token " + lease.fencingToken())
+                .getNow("it had not ended"));
         held.release();
         try (Lease next = waiting.get(10, TimeUnit.SECONDS)) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());

@@ -1,12 +1,6 @@
 package dev.warden.quota.spi;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.warden.redis.internal.ScriptText;
 
 /**
  * One quota script as Redis runs it: its {@code #!lua} shebang line, then the shared prelude
@@ -15,7 +9,7 @@ import java.util.HexFormat;
  */
 public final class LuaScript {
 
-    private static final String PRELUDE = read(LuaScript.class, "/dev/warden/quota/prelude.lua");
+    private static final String PRELUDE = ScriptText.read(LuaScript.class, "/dev/warden/quota/prelude.lua");
 
     private final String name;
     private final String source;
@@ -24,7 +18,7 @@ public final class LuaScript {
     private LuaScript(String name, String source) {
         this.name = name;
         this.source = source;
-        this.digest = sha1(source);
+        this.digest = ScriptText.digest(source);
     }
 
     /**
@@ -33,7 +27,7 @@ public final class LuaScript {
      * @throws IllegalStateException when it is missing or does not start with a {@code #!lua} line
      */
     public static LuaScript load(Class<?> anchor, String resource) {
-        String body = read(anchor, resource);
+        String body = ScriptText.read(anchor, resource);
         int firstLine = body.indexOf('\n');
         if (!body.startsWith("#!lua") || firstLine < 0) {
             throw new IllegalStateException(resource + " must start with a #!lua shebang line");
@@ -60,24 +54,5 @@ public final class LuaScript {
     @Override
     public String toString() {
         return name;
-    }
-
-    private static String read(Class<?> anchor, String resource) {
-        try (InputStream in = anchor.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing script resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read script resource " + resource, e);
-        }
-    }
-
-    private static String sha1(String source) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is not available", e);
-        }
     }
 }

@@ -2,24 +2,15 @@ package dev.warden.quota.spi;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.redis.internal.LettuceClients;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +32,7 @@ import java.util.concurrent.TimeoutException;
  * connection, every primary connected up front, refreshed periodically and when redirections or
  * reconnects suggest it changed). Commands fail within the request timeout, and at once while
  * disconnected, rather than queue; Lettuce reconnects in the background at most
- * {@link #MAX_RECONNECT_DELAY} apart. Deductions from many threads queue on the I/O thread one write
+ * {@link LettuceClients#MAX_RECONNECT_DELAY} apart. Deductions from many threads queue on the I/O thread one write
  * task each, so the channel flushes once per batch of tasks rather than once per command.
  *
  * <p>Thread-safe. The list of connections is guarded by {@code this}.
@@ -49,11 +40,6 @@ import java.util.concurrent.TimeoutException;
 public final class RedisConnector implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
-
-    /** The longest pause between reconnection attempts. */
-    public static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
-    /** How often a Cluster client reads the topology even when nothing suggests it changed. */
-    public static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
 
     private final QuotaConfig config;
     private final RedisEndpoint endpoint;
@@ -88,54 +74,12 @@ public final class RedisConnector implements AutoCloseable {
             uri.setTimeout(config.connectTimeout());
             config.redis().applyTo(uri);
         }
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-                .nettyCustomizer(new NettyCustomizer() {
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        channel.pipeline().addFirst(new FlushConsolidationHandler(
-                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-                    }
-                })
-                .build();
-        SocketOptions socket = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
-        TimeoutOptions timeouts = TimeoutOptions.enabled(config.requestTimeout());
-        AbstractRedisClient client;
-        if (endpoint.kind() == RedisEndpoint.Kind.CLUSTER) {
-            RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
-            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
-            if (config.redis().sslOptions() != null) {
-                options.sslOptions(config.redis().sslOptions());
-            }
-            cluster.setOptions(options
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(timeouts)
-                    .socketOptions(socket)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-                            .enableAllAdaptiveRefreshTriggers()
-                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                            .refreshTriggersReconnectAttempts(3)
-                            .dynamicRefreshSources(true)
-                            .closeStaleConnections(true)
-                            .build())
-                    .build());
-            client = cluster;
-        } else {
-            RedisClient single = RedisClient.create(resources);
-            ClientOptions.Builder options = ClientOptions.builder();
-            if (config.redis().sslOptions() != null) {
-                options.sslOptions(config.redis().sslOptions());
-            }
-            single.setOptions(options
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(timeouts)
-                    .socketOptions(socket)
-                    .build());
-            client = single;
-        }
+        ClientResources resources = LettuceClients.resources(null);
+        AbstractRedisClient client = endpoint.kind() == RedisEndpoint.Kind.CLUSTER
+                ? LettuceClients.cluster(resources, endpoint.uris(), config.redis().sslOptions(), config.connectTimeout(),
+                        config.requestTimeout())
+                : LettuceClients.single(resources, config.redis().sslOptions(), config.connectTimeout(),
+                        config.requestTimeout());
         return new RedisConnector(config, endpoint, resources, client);
     }
 

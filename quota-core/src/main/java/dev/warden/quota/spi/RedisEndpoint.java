@@ -1,6 +1,7 @@
 package dev.warden.quota.spi;
 
 import dev.warden.lock.Redaction;
+import dev.warden.redis.internal.UserInfo;
 import io.lettuce.core.RedisURI;
 
 import java.net.URLDecoder;
@@ -125,13 +126,13 @@ public final class RedisEndpoint {
             RedisURI.Builder b = RedisURI.Builder.sentinel(hostPorts.get(0)[0], Integer.parseInt(hostPorts.get(0)[1]),
                     URLDecoder.decode(path, StandardCharsets.UTF_8));
             hostPorts.subList(1, hostPorts.size()).forEach(h -> b.withSentinel(h[0], Integer.parseInt(h[1])));
-            credentials(b, userInfo);
+            UserInfo.applyTo(b, userInfo);
             return new RedisEndpoint(Kind.SENTINEL, List.of(b.withSsl(tls).build()), described);
         }
         List<RedisURI> seeds = new ArrayList<>();
         for (String[] h : hostPorts) {
             RedisURI.Builder b = RedisURI.Builder.redis(h[0], Integer.parseInt(h[1]));
-            credentials(b, userInfo);
+            UserInfo.applyTo(b, userInfo);
             seeds.add(b.withSsl(tls).build());
         }
         return new RedisEndpoint(Kind.CLUSTER, seeds, described);
@@ -139,24 +140,6 @@ public final class RedisEndpoint {
 
     private static boolean validPort(String port) {
         return port.matches("[0-9]{1,5}") && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535;
-    }
-
-    private static void credentials(RedisURI.Builder b, String userInfo) {
-        if (userInfo == null || userInfo.isEmpty()) {
-            return;
-        }
-        int colon = userInfo.indexOf(':');
-        if (colon < 0) {
-            b.withPassword(URLDecoder.decode(userInfo, StandardCharsets.UTF_8).toCharArray());
-            return;
-        }
-        String user = URLDecoder.decode(userInfo.substring(0, colon), StandardCharsets.UTF_8);
-        char[] password = URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8).toCharArray();
-        if (user.isEmpty()) {
-            b.withPassword(password);
-        } else {
-            b.withAuthentication(user, password);
-        }
     }
 
     /** The text with every user-info part replaced by {@code ***}: for messages. */

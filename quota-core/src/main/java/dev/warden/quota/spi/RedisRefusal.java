@@ -1,66 +1,41 @@
 package dev.warden.quota.spi;
 
 import dev.warden.quota.QuotaException;
-import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
-
-import java.util.List;
+import dev.warden.redis.internal.RedisFailures;
 
 /**
  * Recognises Redis refusing Warden's credentials or permissions ({@code WRONGPASS}, {@code NOAUTH},
  * {@code NOPERM}) anywhere in a cause chain, where Lettuce buries it under "Unable to connect", and
- * reports it as {@link QuotaException.Reason#ACCESS_DENIED}.
+ * reports it as {@link QuotaException.Reason#ACCESS_DENIED}; what the failure means is
+ * {@link RedisFailures}' (shared with the Redis lock backend), the words are the quota engine's.
  */
 public final class RedisRefusal {
-
-    private static final List<String> DENIED = List.of("WRONGPASS", "NOAUTH", "NOPERM");
 
     private RedisRefusal() {
     }
 
-    /** The server's refusal (its message, which holds no secret), or null. */
+    /**
+     * The server's refusal (its message, which holds no secret), or null: in the cause chain or among
+     * the exceptions suppressed along it (where a Sentinel lookup keeps each sentinel's answer).
+     */
     public static String of(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = t.getMessage();
-            if (t instanceof RedisException && m != null) {
-                for (String code : DENIED) {
-                    if (m.startsWith(code)) {
-                        return m;
-                    }
-                }
-            }
-        }
-        return null;
+        return RedisFailures.denial(error);
     }
 
-    /**
-     * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
-     * refused password, say) and take its handler out of the channel before Lettuce's connect step
-     * looks for it, which then reports only "RedisHandshakeHandler not registered"; or the channel's
-     * close is seen first, reported as "Connection closed prematurely". Connecting once more reports
-     * the refusal (a server that really closes the connection closes it again).
-     */
+    /** Whether Lettuce lost a connection handshake's outcome: see {@link RedisFailures#handshakeLost}. */
     public static boolean handshakeLost(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = String.valueOf(t.getMessage());
-            if ((t instanceof IllegalStateException && m.contains("HandshakeHandler not registered"))
-                    || (t instanceof RedisConnectionException && m.equals("Connection closed prematurely"))) {
-                return true;
-            }
-        }
-        return false;
+        return RedisFailures.handshakeLost(error);
     }
 
     /** What a TLS failure in the cause chain means for the settings, or empty. */
     public static String tlsHint(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                return "; the TLS handshake failed (" + t.getMessage() + "): check that warden.quota.redis.tls.trust-store"
-                        + " holds the CA of the server's certificate and, where the server requires client certificates,"
-                        + " that tls.key-store holds one it accepts";
-            }
+        String failed = RedisFailures.tlsFailure(error);
+        if (failed == null) {
+            return "";
         }
-        return "";
+        return "; the TLS handshake failed (" + failed + "): check that warden.quota.redis.tls.trust-store"
+                + " holds the CA of the server's certificate and, where the server requires client certificates,"
+                + " that tls.key-store holds one it accepts";
     }
 
     /** {@code ACCESS_DENIED} naming the endpoint (already redacted) and what the server said. */

@@ -1,15 +1,14 @@
 package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -49,8 +48,6 @@ final class Calls {
      */
     private static final Set<String> REFUSED = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN",
             "READONLY", "BUSY");
-    /** Server errors that refuse credentials or permissions: never retried, reported as ACCESS_DENIED. */
-    private static final List<String> DENIED = List.of("WRONGPASS", "NOAUTH", "NOPERM");
     private static final long FIRST_RETRY_MILLIS = 5;
     private static final long MAX_RETRY_MILLIS = 100;
 
@@ -201,7 +198,7 @@ final class Calls {
             return e;
         }
         String message = "Redis at " + endpoint + " failed " + what + ": " + cause.getMessage();
-        String denied = denial(error);
+        String denied = RedisFailures.denial(error);
         if (denied != null) {
             return accessDenied(endpoint, what, denied, cause);
         }
@@ -209,52 +206,6 @@ final class Calls {
             return new LockException(LockException.Reason.PROTOCOL, message, cause);
         }
         return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
-    }
-
-    /**
-     * The server's refusal of credentials or permissions anywhere in the cause chain, or among the
-     * exceptions suppressed along it (a failed handshake may carry the server's answer there), or null.
-     */
-    static String denial(Throwable error) {
-        return denial(error, 0);
-    }
-
-    private static String denial(Throwable error, int depth) {
-        for (Throwable t = error; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
-            String m = t.getMessage();
-            if (t instanceof RedisException && m != null) {
-                for (String code : DENIED) {
-                    if (m.startsWith(code)) {
-                        return m;
-                    }
-                }
-            }
-            for (Throwable suppressed : t.getSuppressed()) {
-                String found = denial(suppressed, depth + 1);
-                if (found != null) {
-                    return found;
-                }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
-     * refused password, say) and take its handler out of the channel before Lettuce's connect step
-     * looks for it, which then reports only "RedisHandshakeHandler not registered"; or the channel's
-     * close is seen first, reported as "Connection closed prematurely". Connecting once more reports
-     * the refusal (a server that really closes the connection closes it again).
-     */
-    static boolean handshakeLost(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = String.valueOf(t.getMessage());
-            if ((t instanceof IllegalStateException && m.contains("HandshakeHandler not registered"))
-                    || (t instanceof RedisConnectionException && m.equals("Connection closed prematurely"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** {@code ACCESS_DENIED} naming the endpoint and what the server said (which holds no secret). */

@@ -1,29 +1,18 @@
 package dev.warden.lock.redis.internal;
 
+import dev.warden.redis.internal.LettuceClients;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.lettuce.core.resource.MappingSocketAddressResolver;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.lettuce.core.resource.DnsResolvers;
-import io.netty.channel.Channel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -40,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Commands fail within the request timeout and at once while disconnected, rather than queue, so
  * lock-api hears of an outage instead of waiting on it; Lettuce reconnects in the background, at most
- * {@link #MAX_RECONNECT_DELAY} apart.
+ * {@link LettuceClients#MAX_RECONNECT_DELAY} apart.
  *
  * @param scripting where scripts run (routed by key on a Cluster)
  */
@@ -48,58 +37,20 @@ record Connections(ClientResources resources, AbstractRedisClient client, Statef
                    RedisScriptingAsyncCommands<String, String> scripting,
                    StatefulRedisPubSubConnection<String, String> pubSub) {
 
-    /** Lettuce's default backoff grows to 30 s; a lock client should notice a restarted server sooner. */
-    static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
-    /** How often a Cluster client reads the topology even when nothing suggests it changed. */
-    static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(2);
-
     /** The client's own resources (threads, timer), with the address map applied to every address it connects to. */
     static ClientResources resources(AddressMap addresses) {
-        DefaultClientResources.Builder b = DefaultClientResources.builder()
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
-                .nettyCustomizer(new NettyCustomizer() {
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        // Commands from many threads queue on the I/O thread one write task each;
-                        // flush once per batch of tasks rather than once per command.
-                        channel.pipeline().addFirst(new FlushConsolidationHandler(
-                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
-                    }
-                });
-        if (!addresses.isEmpty()) {
-            b.socketAddressResolver(MappingSocketAddressResolver.create(DnsResolvers.UNRESOLVED, addresses::apply));
-        }
-        return b.build();
+        return LettuceClients.resources(addresses.isEmpty() ? null : addresses::apply);
     }
 
     /** Starts connecting both; the futures complete when each is connected. */
     static Opening open(Topology topology, ClientResources resources, Duration connectTimeout, Duration requestTimeout,
                         SslOptions ssl) {
-        SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
-        TimeoutOptions timeouts = TimeoutOptions.enabled(requestTimeout);
         if (topology instanceof Topology.Cluster cluster) {
             for (RedisURI seed : cluster.seeds()) {
                 seed.setTimeout(connectTimeout);
             }
-            RedisClusterClient client = RedisClusterClient.create(resources, cluster.seeds());
-            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
-            if (ssl != null) {
-                options.sslOptions(ssl);
-            }
-            client.setOptions(options
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(timeouts)
-                    .socketOptions(socket)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
-                            .enableAllAdaptiveRefreshTriggers()
-                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                            .refreshTriggersReconnectAttempts(3)
-                            .dynamicRefreshSources(true)
-                            .closeStaleConnections(true)
-                            .build())
-                    .build());
+            RedisClusterClient client = LettuceClients.cluster(resources, cluster.seeds(), ssl, connectTimeout,
+                    requestTimeout);
             // Connections are made once the topology is read from the seeds.
             CompletableFuture<Void> topologyRead = client.refreshPartitionsAsync().toCompletableFuture();
             CompletableFuture<StatefulRedisClusterConnection<String, String>> commands =
@@ -117,17 +68,7 @@ record Connections(ClientResources resources, AbstractRedisClient client, Statef
         RedisURI uri = topology instanceof Topology.Standalone s ? s.uri() : ((Topology.Sentinel) topology).uri();
         // The URI's timeout bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.
         uri.setTimeout(connectTimeout);
-        RedisClient client = RedisClient.create(resources);
-        ClientOptions.Builder options = ClientOptions.builder();
-        if (ssl != null) {
-            options.sslOptions(ssl);
-        }
-        client.setOptions(options
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(timeouts)
-                .socketOptions(socket)
-                .build());
+        RedisClient client = LettuceClients.single(resources, ssl, connectTimeout, requestTimeout);
         var commands = client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
         var pubSub = client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
         return new Opening(resources, client, commands.thenApply(c -> new Commands(c, c.async())), pubSub);

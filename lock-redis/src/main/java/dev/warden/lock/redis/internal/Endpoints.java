@@ -1,6 +1,7 @@
 package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.Redaction;
+import dev.warden.redis.internal.UserInfo;
 import io.lettuce.core.RedisURI;
 
 import java.net.URLDecoder;
@@ -221,21 +222,7 @@ public final class Endpoints {
         }
 
         void credentials(RedisURI.Builder b) {
-            if (userInfo == null || userInfo.isEmpty()) {
-                return;
-            }
-            int colon = userInfo.indexOf(':');
-            if (colon < 0) {
-                b.withPassword(URLDecoder.decode(userInfo, StandardCharsets.UTF_8).toCharArray());
-                return;
-            }
-            String user = URLDecoder.decode(userInfo.substring(0, colon), StandardCharsets.UTF_8);
-            char[] password = URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8).toCharArray();
-            if (user.isEmpty()) {
-                b.withPassword(password);
-            } else {
-                b.withAuthentication(user, password);
-            }
+            UserInfo.applyTo(b, userInfo);
         }
 
         private static HostPort hostPort(String authority, int defaultPort) {

@@ -6,6 +6,7 @@ import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.resource.ClientResources;
@@ -28,7 +29,7 @@ import reactor.core.Disposable;
  * scripts and one pub/sub connection for release messages, on one server, a Sentinel-found primary or
  * a Cluster ({@link Connections}). Commands fail within the request timeout and fail at once while
  * disconnected rather than queue, so lock-api hears of an outage instead of waiting on it; Lettuce
- * reconnects in the background, at most {@link Connections#MAX_RECONNECT_DELAY} apart, and
+ * reconnects in the background, at most {@link dev.warden.redis.internal.LettuceClients#MAX_RECONNECT_DELAY} apart, and
  * resubscribes; on a Cluster the driver also subscribes again wherever a topology change moved a slot.
  *
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
@@ -98,7 +99,7 @@ public final class RedisDriver implements HandOffDriver {
         try {
             return connect(config, topology, endpoint, tls, deadline);
         } catch (LockException e) {
-            if (!Calls.handshakeLost(e) || left(deadline) <= 0) {
+            if (!RedisFailures.handshakeLost(e) || left(deadline) <= 0) {
                 throw e;
             }
             // Lettuce lost the handshake's outcome (the server's refusal among it): once more, to learn it.
@@ -118,7 +119,7 @@ public final class RedisDriver implements HandOffDriver {
         } catch (RuntimeException e) {
             shutdownResources(resources);
             // A handshake refused at once (a wrong password) can fail here, before there is anything to await.
-            String denied = Calls.denial(e);
+            String denied = RedisFailures.denial(e);
             if (denied != null) {
                 throw Calls.accessDenied(endpoint, "the connection", denied, e);
             }
@@ -142,7 +143,7 @@ public final class RedisDriver implements HandOffDriver {
         } catch (Exception e) {
             shutdown(opening.client(), resources);
             Throwable cause = Calls.unwrap(e);
-            String denied = Calls.denial(cause);
+            String denied = RedisFailures.denial(cause);
             if (denied != null) {
                 // Lettuce says "Unable to connect"; the server's WRONGPASS or NOAUTH is the news.
                 throw Calls.accessDenied(endpoint, "the connection", denied, cause);
@@ -154,14 +155,15 @@ public final class RedisDriver implements HandOffDriver {
 
     /** What a TLS failure, buried under Lettuce's "Unable to connect", means for the settings. */
     private static String tlsHint(Throwable error, boolean tls) {
+        String failed = RedisFailures.tlsFailure(error);
+        if (failed != null) {
+            return "; the TLS handshake failed (" + failed + "): check that warden.lock.redis.tls.trust-store"
+                    + " holds the CA of the server's certificate and, where the server requires client certificates,"
+                    + " that tls.key-store holds one it accepts";
+        }
         Throwable last = error;
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                return "; the TLS handshake failed (" + t.getMessage() + "): check that warden.lock.redis.tls.trust-store"
-                        + " holds the CA of the server's certificate and, where the server requires client certificates,"
-                        + " that tls.key-store holds one it accepts";
-            }
-            last = t;
+        while (last.getCause() != null && last.getCause() != last) {
+            last = last.getCause();
         }
         if (!tls && last instanceof java.io.IOException && last.getMessage() != null
                 && (last.getMessage().contains("reset") || last.getMessage().contains("closed"))) {

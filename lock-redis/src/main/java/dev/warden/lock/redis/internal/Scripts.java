@@ -1,17 +1,11 @@
 package dev.warden.lock.redis.internal;
 
+import dev.warden.redis.internal.ScriptText;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -55,9 +49,9 @@ final class Scripts {
 
     static {
         for (Script script : Script.values()) {
-            String source = read(script.resource);
+            String source = ScriptText.read(Scripts.class, "/dev/warden/lock/redis/" + script.resource);
             SOURCES.put(script, source);
-            DIGESTS.put(script, sha1(source));
+            DIGESTS.put(script, ScriptText.digest(source));
         }
     }
 
@@ -120,25 +114,6 @@ final class Scripts {
                     : commands.<T>eval(SOURCES.get(script), script.output, keys, args)).toCompletableFuture();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private static String read(String resource) {
-        try (InputStream in = Scripts.class.getResourceAsStream("/dev/warden/lock/redis/" + resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing script resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read script resource " + resource, e);
-        }
-    }
-
-    private static String sha1(String source) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is not available", e);
         }
     }
 }

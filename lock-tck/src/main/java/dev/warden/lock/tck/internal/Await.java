@@ -2,6 +2,7 @@ package dev.warden.lock.tck.internal;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** Waits on a condition with a deadline instead of sleeping a fixed time. */
 public final class Await {
@@ -22,10 +23,16 @@ public final class Await {
 
     /** Checks that the condition holds throughout {@code period}. */
     public static void during(Duration period, String what, BooleanSupplier condition) {
+        during(period, what, condition, () -> null);
+    }
+
+    /** {@link #during(Duration, String, BooleanSupplier)}, adding {@code why} (when not null) to the failure. */
+    public static void during(Duration period, String what, BooleanSupplier condition, Supplier<String> why) {
         long end = System.nanoTime() + period.toNanos();
         while (System.nanoTime() - end < 0) {
             if (!condition.getAsBoolean()) {
-                throw new AssertionError("throughout " + period + ": " + what);
+                String detail = why.get();
+                throw new AssertionError("throughout " + period + ": " + what + (detail == null ? "" : "; " + detail));
             }
             pause();
         }
