@@ -3,13 +3,13 @@ package dev.warden.quota.internal;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.spi.RedisRefusal;
+import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 
 import java.io.IOException;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** Turns what Lettuce and Redis report into {@link QuotaException}s that name the endpoint. */
@@ -34,7 +34,7 @@ final class Errors {
             return RedisRefusal.accessDenied(endpoint, what, refusal, cause);
         }
         if (cause instanceof RedisCommandExecutionException e) {
-            String code = code(e);
+            String code = RedisFailures.code(e);
             if (code.equals("OOM")) {
                 return new QuotaException(Reason.OUT_OF_MEMORY, "Redis at " + endpoint + " is over its maxmemory and"
                         + " refused " + what + " before it started; nothing changed", cause);
@@ -52,17 +52,7 @@ final class Errors {
     }
 
     static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    private static String code(RedisCommandExecutionException e) {
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        int space = message.indexOf(' ');
-        return space < 0 ? message : message.substring(0, space);
+        return RedisFailures.unwrap(error);
     }
 
     /**
@@ -78,7 +68,7 @@ final class Errors {
         } catch (java.util.concurrent.TimeoutException e) {
             throw new QuotaException(QuotaException.Reason.UNAVAILABLE, "Redis at " + endpoint + " did not answer " + what
                     + " in time; it may still run: retry with the same request id", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw translate(endpoint, what, e.getCause());
         }
     }

@@ -1,7 +1,6 @@
 package dev.warden.quota.spi;
 
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
+import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -11,10 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,9 +29,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ScriptRunner {
 
-    private static final Set<String> REFUSED = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN",
-            "READONLY", "BUSY");
-    private static final String NOT_SENT = "Currently not connected";
     private static final long FIRST_RETRY_MILLIS = 5;
     private static final long MAX_RETRY_MILLIS = 100;
 
@@ -76,7 +69,7 @@ public final class ScriptRunner {
 
     private CompletableFuture<List<Object>> retry(Throwable error, LuaScript script, String[] keys, String[] args,
                                                   long deadline, long backoffMillis) {
-        Throwable cause = unwrap(error);
+        Throwable cause = RedisFailures.unwrap(error);
         if (cause instanceof RedisNoScriptException) {
             // EVAL cannot miss its script: run it from source at once, on the node that owns the keys.
             return attempt(loader.async(), false, script, keys, args).exceptionallyCompose(again ->
@@ -92,11 +85,7 @@ public final class ScriptRunner {
     }
 
     private boolean refused(Throwable cause) {
-        if (cause instanceof RedisCommandExecutionException e) {
-            return REFUSED.contains(code(e));
-        }
-        return loader.isCluster() && cause instanceof RedisException && cause.getMessage() != null
-                && cause.getMessage().startsWith(NOT_SENT);
+        return RedisFailures.refusedBeforeRunning(cause, loader.isCluster());
     }
 
     private static CompletableFuture<List<Object>> attempt(RedisClusterAsyncCommands<String, String> commands, boolean byDigest,
@@ -121,19 +110,5 @@ public final class ScriptRunner {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private static String code(RedisCommandExecutionException e) {
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        int space = message.indexOf(' ');
-        return space < 0 ? message : message.substring(0, space);
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 }

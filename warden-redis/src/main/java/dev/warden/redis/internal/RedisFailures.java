@@ -1,9 +1,13 @@
 package dev.warden.redis.internal;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * What a failure from Lettuce means, wherever Lettuce buried it: a refusal of credentials or
@@ -12,6 +16,15 @@ import java.util.List;
  */
 public final class RedisFailures {
 
+    /**
+     * Server errors a script gets before any of its writes, so sending it again cannot apply it twice:
+     * the script was missing, its slot is migrating, the cluster or the node is not ready, the node is
+     * a replica now (a script's first write fails there, and every Warden script checks before it writes).
+     */
+    private static final Set<String> REFUSED_BEFORE_RUNNING = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING",
+            "MASTERDOWN", "READONLY", "BUSY");
+    /** How Lettuce words a command it rejected unsent, its connection being (re)made. */
+    private static final String NOT_SENT = "Currently not connected";
     /** Server errors that refuse credentials or permissions: never retried. */
     private static final List<String> DENIED = List.of("WRONGPASS", "NOAUTH", "NOPERM");
     /** How deep into causes and suppressed exceptions to look; Lettuce's chains are short. */
@@ -75,6 +88,36 @@ public final class RedisFailures {
             }
         }
         return null;
+    }
+
+    /** The failure under the futures' wrappers ({@link CompletionException}, {@link ExecutionException}). */
+    public static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** The server's error code ({@code TRYAGAIN}, {@code OOM}, ...): the first word of its message. */
+    public static String code(RedisCommandExecutionException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        int space = message.indexOf(' ');
+        return space < 0 ? message : message.substring(0, space);
+    }
+
+    /**
+     * Whether the server refused a script before it ran (see {@link #REFUSED_BEFORE_RUNNING}), or, when
+     * {@code unsentCounts}, Lettuce rejected it unsent while the connection was being made (a Cluster
+     * client connects to a node at the first command for its slots): either way it is safe to send again.
+     */
+    public static boolean refusedBeforeRunning(Throwable error, boolean unsentCounts) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof RedisCommandExecutionException e) {
+            return REFUSED_BEFORE_RUNNING.contains(code(e));
+        }
+        return unsentCounts && cause instanceof RedisException && cause.getMessage() != null
+                && cause.getMessage().startsWith(NOT_SENT);
     }
 
     private static Throwable next(Throwable t) {

@@ -1,6 +1,9 @@
 package dev.warden.redis.internal;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
@@ -57,6 +60,26 @@ class RedisFailuresTest {
         assertThat(RedisFailures.tlsFailure(new RedisConnectionException("Unable to connect",
                 new SSLHandshakeException("PKIX path building failed")))).isEqualTo("PKIX path building failed");
         assertThat(RedisFailures.tlsFailure(new RedisConnectionException("Connection refused"))).isNull();
+    }
+
+    @Test
+    void refusedBeforeRunningIsTheServersRefusalsAndOnRequestAnUnsentCommand() {
+        assertThat(RedisFailures.refusedBeforeRunning(new CompletionException(
+                new RedisCommandExecutionException("TRYAGAIN Multiple keys request during rehashing of slot")), false)).isTrue();
+        assertThat(RedisFailures.refusedBeforeRunning(new RedisNoScriptException("NOSCRIPT No matching script"), false)).isTrue();
+        assertThat(RedisFailures.refusedBeforeRunning(new RedisCommandExecutionException("ERR user_script:1: boom"), true)).isFalse();
+        // A timeout may have run the script: never sent again.
+        assertThat(RedisFailures.refusedBeforeRunning(new RedisCommandTimeoutException("Command timed out"), true)).isFalse();
+        RedisException unsent = new RedisException("Currently not connected. Commands are rejected.");
+        assertThat(RedisFailures.refusedBeforeRunning(unsent, true)).isTrue();
+        assertThat(RedisFailures.refusedBeforeRunning(unsent, false)).isFalse();
+    }
+
+    @Test
+    void codeIsTheFirstWord() {
+        assertThat(RedisFailures.code(new RedisCommandExecutionException("OOM command not allowed"))).isEqualTo("OOM");
+        assertThat(RedisFailures.code(new RedisCommandExecutionException("BUSY"))).isEqualTo("BUSY");
+        assertThat(RedisFailures.code(new RedisCommandExecutionException((String) null))).isEmpty();
     }
 
     @Test

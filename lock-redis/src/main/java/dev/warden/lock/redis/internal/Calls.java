@@ -3,7 +3,6 @@ package dev.warden.lock.redis.internal;
 import dev.warden.lock.LockException;
 import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -11,9 +10,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -41,18 +38,8 @@ final class Calls {
     private static final Set<String> TRANSIENT = Set.of("OOM", "LOADING", "BUSY", "READONLY", "MASTERDOWN",
             "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT", "MOVED", "ASK");
 
-    /**
-     * Server errors a script gets before any of its writes, so sending it again cannot apply it twice:
-     * the script was missing, its slot is migrating, the cluster or the node is not ready, the node is
-     * a replica now (a script's first write fails there, and no lock script writes before it checks).
-     */
-    private static final Set<String> REFUSED = Set.of("NOSCRIPT", "TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN",
-            "READONLY", "BUSY");
     private static final long FIRST_RETRY_MILLIS = 5;
     private static final long MAX_RETRY_MILLIS = 100;
-
-    /** How Lettuce rejects a command it did not send because the connection is not (yet) up. */
-    private static final String NOT_SENT = "Currently not connected";
 
     private final EventExecutorGroup executors;
     private final Timer timer;
@@ -100,7 +87,7 @@ final class Calls {
 
     /**
      * Runs {@code call}, and runs it again while the server refuses it before it ran (see
-     * {@link #REFUSED}), with a doubling backoff from 5 ms to 100 ms, until the request timeout.
+     * {@link RedisFailures#refusedBeforeRunning}), with a doubling backoff from 5 ms to 100 ms, until the request timeout.
      *
      * @param late told of a result that arrived after the deadline had already failed the call
      */
@@ -112,7 +99,7 @@ final class Calls {
             Throwable last = refusal.get();
             result.completeExceptionally(new LockException(LockException.Reason.UNAVAILABLE, "Redis at " + endpoint
                     + " did not answer " + what + " within " + timeout.toMillis() + " ms"
-                    + (last == null ? "" : "; it kept refusing: " + unwrap(last).getMessage()), last));
+                    + (last == null ? "" : "; it kept refusing: " + RedisFailures.unwrap(last).getMessage()), last));
         });
         attempt(what, call, late, result, refusal, deadline, FIRST_RETRY_MILLIS, expiry);
         return result;
@@ -143,12 +130,7 @@ final class Calls {
     }
 
     private boolean refused(Throwable error) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof RedisCommandExecutionException e) {
-            return REFUSED.contains(code(e));
-        }
-        return retryUnsent && cause instanceof RedisException && cause.getMessage() != null
-                && cause.getMessage().startsWith(NOT_SENT);
+        return RedisFailures.refusedBeforeRunning(error, retryUnsent);
     }
 
     private static void cancel(Timeout t) {
@@ -193,7 +175,7 @@ final class Calls {
     }
 
     LockException translate(String what, Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = RedisFailures.unwrap(error);
         if (cause instanceof LockException e) {
             return e;
         }
@@ -202,7 +184,7 @@ final class Calls {
         if (denied != null) {
             return accessDenied(endpoint, what, denied, cause);
         }
-        if (cause instanceof RedisCommandExecutionException e && !TRANSIENT.contains(code(e))) {
+        if (cause instanceof RedisCommandExecutionException e && !TRANSIENT.contains(RedisFailures.code(e))) {
             return new LockException(LockException.Reason.PROTOCOL, message, cause);
         }
         return new LockException(LockException.Reason.UNAVAILABLE, message, cause);
@@ -216,19 +198,5 @@ final class Calls {
                         + " or the endpoint's user-info)";
         return new LockException(LockException.Reason.ACCESS_DENIED, "Redis at " + endpoint + " refused " + what + ": "
                 + denial + "; " + hint, cause);
-    }
-
-    static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    private static String code(RedisCommandExecutionException e) {
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        int space = message.indexOf(' ');
-        return space < 0 ? message : message.substring(0, space);
     }
 }

@@ -142,7 +142,7 @@ public final class RedisDriver implements HandOffDriver {
                     + " within " + config.connectTimeout().toMillis() + " ms", e);
         } catch (Exception e) {
             shutdown(opening.client(), resources);
-            Throwable cause = Calls.unwrap(e);
+            Throwable cause = RedisFailures.unwrap(e);
             String denied = RedisFailures.denial(cause);
             if (denied != null) {
                 // Lettuce says "Unable to connect"; the server's WRONGPASS or NOAUTH is the news.

@@ -1,5 +1,6 @@
 package dev.warden.lock.redis.internal;
 
+import dev.warden.redis.internal.RedisFailures;
 import dev.warden.redis.internal.ScriptText;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -103,7 +104,7 @@ final class Scripts {
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
         return this.<T>call(script, true, keys, args).exceptionallyCompose(error ->
-                Calls.unwrap(error) instanceof RedisNoScriptException
+                RedisFailures.unwrap(error) instanceof RedisNoScriptException
                         ? call(script, false, keys, args)
                         : CompletableFuture.failedFuture(error));
     }
