@@ -113,14 +113,8 @@ if op == 'change' then
     return {'invalid_argument', 'keys'}
   end
   -- Idempotency first: a retry that reaches the bucket of its first try is answered whatever happened since.
-  local rec = redis.call('GET', KEYS[3])
-  if rec then
-    local k, amt, bal, entry, acct = parse_record(rec)
-    if k == kind and acct == account and amt == amount_text then
-      return {'duplicate', bal, entry}
-    end
-    return {'conflict', k or '?', amt or '0', acct or ''}
-  end
+  local replay = replay_reply(KEYS[3], kind, account, amount_text)
+  if replay then return replay end
   local f = redis.call('HMGET', KEYS[2], 'balance', home and 'buckets' or 'of', 'fence')
   if home and not f[1] then return {'not_found'} end
   if not f[1] or not serves(f[2], n) then return {'moved', f[1] and split_of(f[2]) or '0'} end

@@ -8,12 +8,8 @@
 local account, amount_text, request, kind, retention, expected =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 
-local bad = id_problem(account)
-if bad then return {'invalid_id', 'ACCOUNT', bad} end
-bad = id_problem(request)
-if bad then return {'invalid_id', 'REQUEST', bad} end
-bad = amount_problem(amount_text, false)
-if bad then return {'invalid_amount', bad} end
+local bad = change_problem(account, request, amount_text)
+if bad then return bad end
 if kind ~= 'topup' and kind ~= 'refund' then return {'invalid_argument', 'kind'} end
 if not positive_integer(retention) then return {'invalid_argument', 'retention'} end
 local base = partition_base(KEYS[1])
@@ -25,14 +21,8 @@ end
 local problem = marker_problem(KEYS[1], expected)
 if problem then return problem end
 
-local rec = redis.call('GET', KEYS[3])
-if rec then
-  local k, amt, bal, entry, acct = parse_record(rec)
-  if k == kind and acct == account and amt == amount_text then
-    return {'duplicate', bal, entry}
-  end
-  return {'conflict', k or '?', amt or '0', acct or ''}
-end
+local replay = replay_reply(KEYS[3], kind, account, amount_text)
+if replay then return replay end
 
 local balance = redis.call('HGET', KEYS[2], 'balance')
 if not balance then return {'not_found'} end

@@ -94,3 +94,28 @@ end
 local function canonical(n)
   return string.format('%d', n)
 end
+
+-- The opening checks of a change to one account under a request id: the account and request ids,
+-- then the amount. The error reply, or nil.
+local function change_problem(account, request, amount_text)
+  local bad = id_problem(account)
+  if bad then return {'invalid_id', 'ACCOUNT', bad} end
+  bad = id_problem(request)
+  if bad then return {'invalid_id', 'REQUEST', bad} end
+  bad = amount_problem(amount_text, false)
+  if bad then return {'invalid_amount', bad} end
+  return nil
+end
+
+-- A request id already used: {'duplicate', balance, entry} when its record is this very change (same
+-- kind, account and amount), else {'conflict', kind, amount, account} naming what it was; nil when the
+-- id is unused.
+local function replay_reply(record_key, kind, account, amount_text)
+  local rec = redis.call('GET', record_key)
+  if not rec then return nil end
+  local k, amt, bal, entry, acct = parse_record(rec)
+  if k == kind and acct == account and amt == amount_text then
+    return {'duplicate', bal, entry}
+  end
+  return {'conflict', k or '?', amt or '0', acct or ''}
+end
