@@ -18,7 +18,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** DESIGN.md's rules for quota-core, checked by ArchUnit rather than by review. */
+/** docs/ARCHITECTURE.md's rules for quota-core, checked by ArchUnit rather than by review. */
 class QuotaArchitectureTest {
 
     private static final JavaClasses main = new ClassFileImporter()

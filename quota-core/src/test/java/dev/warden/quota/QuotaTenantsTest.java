@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Two quota tenants on one Redis, each an ACL user limited to its namespace with the README's minimal
+ * Two quota tenants on one Redis, each an ACL user limited to its namespace with docs/security.md's minimal
  * ACL for a quota user, credentials from settings: the server refuses tenant B everything of A's.
  */
 class QuotaTenantsTest {
@@ -33,7 +33,7 @@ class QuotaTenantsTest {
     @TempDir
     static Path dir;
 
-    /** The README's minimal ACL for a quota user of one namespace. */
+    /** docs/security.md's minimal ACL for a quota user of one namespace. */
     static String[] quotaAcl(String user, String password, String namespace) {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password, "~" + namespace + ":quota:*",
                 "+@connection", "+info", "+script|load", "+evalsha", "+eval", "+get", "+set", "+hget", "+hset",

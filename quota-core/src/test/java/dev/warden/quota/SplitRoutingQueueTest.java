@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The asynchronous deductions of split accounts wait in a bounded line (the README's memory claim): 16 run
+ * The asynchronous deductions of split accounts wait in a bounded line (docs/quota.md's memory claim): 16 run
  * at once and 10,000 wait; beyond, a deduction fails at once, sent nowhere, and its retry applies it once.
  */
 class SplitRoutingQueueTest {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
-/** DESIGN.md's rules for warden-micrometer, checked by ArchUnit. */
+/** docs/ARCHITECTURE.md's rules for warden-micrometer, checked by ArchUnit. */
 class MicrometerArchitectureTest {
 
     private static final JavaClasses main = new ClassFileImporter()

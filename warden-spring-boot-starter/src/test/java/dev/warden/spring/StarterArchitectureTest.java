@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-/** DESIGN.md's rules for the starter, checked by ArchUnit. */
+/** docs/ARCHITECTURE.md's rules for the starter, checked by ArchUnit. */
 class StarterArchitectureTest {
 
     private static final JavaClasses main = new ClassFileImporter()

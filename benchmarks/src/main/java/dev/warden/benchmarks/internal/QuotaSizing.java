@@ -19,13 +19,13 @@ import java.util.UUID;
 /**
  * What every kind of key the quota engine and its ledger keep in Redis costs, measured with
  * {@code MEMORY USAGE} on real keys the engine wrote (ids of typical length: a 16-character account id, a
- * UUID request or hold id): the README's memory table. A journal entry and an expiry-index member are
+ * UUID request or hold id): docs/quota.md's memory table. A journal entry and an expiry-index member are
  * measured as their key's usage divided by their number; a pending entry and a consumer as the growth of the
  * server's {@code used_memory}.
  */
 public final class QuotaSizing {
 
-    /** Bytes by kind, in the README's order. */
+    /** Bytes by kind, in the order of docs/quota.md's memory table. */
     public record Sizes(Map<String, Double> bytes) {
 
         public String markdown() {

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Sentinels and data nodes with their own ACL users: the sentinels' login comes from
  * {@code warden.lock.redis.sentinel.*}, the data nodes' from {@code warden.lock.redis.*}. The
- * sentinel user holds only the README's minimal sentinel ACL, so a lock that works shows every
+ * sentinel user holds only docs/security.md's minimal sentinel ACL, so a lock that works shows every
  * command Warden sends a sentinel ran as that user; a wrong sentinel password is refused by the
  * sentinel itself.
  */
@@ -33,7 +33,7 @@ class RedisSentinelAuthTest {
     @RegisterExtension
     static final RedisSentinelExtension redis = new RedisSentinelExtension();
 
-    /** The README's minimal ACL for Warden's user on a sentinel: Lettuce asks for the primary on every connect. */
+    /** docs/security.md's minimal ACL for Warden's user on a sentinel: Lettuce asks for the primary on every connect. */
     static String[] sentinelAcl(String user, String password) {
         return new String[] {"ACL", "SETUSER", user, "reset", "on", ">" + password, "+@connection", "+sentinel|get-master-addr-by-name"};
     }

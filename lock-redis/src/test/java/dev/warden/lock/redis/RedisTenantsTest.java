@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Two tenants on one Redis, each an ACL user limited to its namespace with the README's minimal ACL
+ * Two tenants on one Redis, each an ACL user limited to its namespace with docs/security.md's minimal ACL
  * for a lock-only user; credentials come from settings (tenant A's password from a file, tenant B's
  * from an environment variable), not from the endpoint. The server, not Warden, keeps them apart.
  */
@@ -46,7 +46,7 @@ class RedisTenantsTest {
     static Path dir;
     static Path passwordFileA;
 
-    /** The README's minimal ACL for a lock-only user of one namespace. */
+    /** docs/security.md's minimal ACL for a lock-only user of one namespace. */
     static List<String> lockOnlyAcl(String user, String password, String namespace) {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password,
                 "~{" + namespace + ":*", "&{" + namespace + ":*",

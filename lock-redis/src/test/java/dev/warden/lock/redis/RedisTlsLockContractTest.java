@@ -21,7 +21,7 @@ import java.util.Map;
  * The core and fault contracts (mutual exclusion, fencing, loss, clean-up of dead holders, outages)
  * over mutual TLS and as an ACL user at once: a redis-server with a TLS port that
  * requires client certificates (its default), a CA and certificates generated for this class, the
- * client trusting only that CA and logging in as a user holding exactly the README's minimal ACL for
+ * client trusting only that CA and logging in as a user holding exactly docs/security.md's minimal ACL for
  * a lock-only user, its key and channel patterns covering the kit's {@code tck-*} namespaces.
  */
 @DisplayName("Redis backend over mutual TLS as a lock-only ACL user")
@@ -36,7 +36,7 @@ class RedisTlsLockContractTest extends LockFaultContractTest {
     static final String USER = "tck-locks";
     static final String PASSWORD = "Tck-acl-pw-0k";
 
-    /** The README's minimal ACL for a lock-only user, {@code <ns>} being the kit's {@code tck-*} namespaces. */
+    /** docs/security.md's minimal ACL for a lock-only user, {@code <ns>} being the kit's {@code tck-*} namespaces. */
     @BeforeAll
     static void lockOnlyUser() {
         redis.server().command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~{tck-*", "&{tck-*",

@@ -12,7 +12,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * DESIGN.md's dependency rules for one backend, checked by ArchUnit rather than by review: a
+ * docs/ARCHITECTURE.md's dependency rules for one backend, checked by ArchUnit rather than by review: a
  * backend knows no other backend, uses lock-api only through its public API and SPI, keeps all but
  * its provider in {@code internal}, and has no package cycles. Its tests follow the one suffix
  * Surefire runs.

@@ -41,7 +41,7 @@ public final class RedisRefusal {
     /** {@code ACCESS_DENIED} naming the endpoint (already redacted) and what the server said. */
     public static QuotaException accessDenied(String endpoint, String what, String refusal, Throwable cause) {
         String hint = refusal.startsWith("NOPERM")
-                ? "the ACL user lacks a command, key or channel the quota engine needs (see the README's minimal ACL)"
+                ? "the ACL user lacks a command, key or channel the quota engine needs (see docs/security.md#the-minimal-acl-for-a-quota-user)"
                 : "check the user name and password (warden.quota.redis.username, password, password-file or"
                         + " password-env, or the endpoint's user-info)";
         return new QuotaException(QuotaException.Reason.ACCESS_DENIED, "Redis at " + endpoint + " refused " + what

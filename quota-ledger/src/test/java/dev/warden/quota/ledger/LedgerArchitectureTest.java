@@ -11,7 +11,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-/** DESIGN.md's rules for quota-ledger, checked by ArchUnit rather than by review. */
+/** docs/ARCHITECTURE.md's rules for quota-ledger, checked by ArchUnit rather than by review. */
 class LedgerArchitectureTest {
 
     private static final JavaClasses main = new ClassFileImporter()

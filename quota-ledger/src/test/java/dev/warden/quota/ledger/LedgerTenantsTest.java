@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Two tenants on one Redis, each running its engine, its ledger consumer and its reconciliation as an
- * ACL user holding exactly the README's minimal ACL for a ledger user: each drains and reconciles its
+ * ACL user holding exactly docs/security.md's minimal ACL for a ledger user: each drains and reconciles its
  * own namespace, and the server refuses tenant B every read of tenant A's journal and accounts.
  */
 class LedgerTenantsTest {
@@ -36,7 +36,7 @@ class LedgerTenantsTest {
     static final PostgresServerExtension postgres = new PostgresServerExtension();
 
     /**
-     * The README's minimal ACL for a ledger user of namespace {@code ns}: the quota user's commands,
+     * docs/security.md's minimal ACL for a ledger user of namespace {@code ns}: the quota user's commands,
      * the stream group commands, SCAN for reconciliation, and the lock-only user's commands on the
      * partition locks ({@code ledger:<ns>:...} in the lock namespace {@code warden}).
      */
@@ -120,7 +120,7 @@ class LedgerTenantsTest {
             }
             assertThat(quotaA.balance("a-merchant-0")).hasValue(990);
 
-            // What Redis does not restrict, as the README says: SCAN ignores key patterns, so B's user
+            // What Redis does not restrict, as docs/security.md says: SCAN ignores key patterns, so B's user
             // can list (never read) A's key names. Warden's reconciler scans its own pattern only.
             List<?> page = (List<?>) server.commandAs("ledger-b", PASSWORD_B, "SCAN", "0", "MATCH", "tenant-a:quota:*", "COUNT", "1000");
             assertThat((List<?>) page.get(1)).isNotEmpty();

@@ -22,7 +22,7 @@ import java.util.TreeSet;
  * nothing is ever below zero; once the consumers have drained, Redis and the ledger equal the model;
  * reconciliation is clean exactly when nothing needs a person, reports drift only where the two sides
  * differ, and its repair refuses to run out of order and never reverses an acknowledged change; every
- * key in Redis is of a kind the README's memory table accounts for, with the lifetime it states.
+ * key in Redis is of a kind docs/quota.md's memory table accounts for, with the lifetime it states.
  */
 final class MoneyChecks {
 

@@ -21,7 +21,7 @@ import java.util.zip.CRC32;
  * Redis holds, what the journal carries and what the ledger holds once it has consumed it. The
  * checker ({@link MoneyPathCheckTest}) runs each step on the real system and on this model and compares.
  *
- * <p>It follows the README and the Javadoc, not the scripts: idempotency per (account, request id)
+ * <p>It follows docs/quota.md, docs/ledger.md and the Javadoc, not the scripts: idempotency per (account, request id)
  * within the retention, and per bucket of a split account (a retry crossing a split may apply again);
  * a retry after the retention is applied again by Redis and compensated by the ledger, a refused
  * compensation is reported, never silent; holds end once; postings all or nothing; a split account's

@@ -193,7 +193,7 @@ final class Calls {
     /** {@code ACCESS_DENIED} naming the endpoint and what the server said (which holds no secret). */
     static LockException accessDenied(String endpoint, String what, String denial, Throwable cause) {
         String hint = denial.startsWith("NOPERM")
-                ? "the ACL user lacks a command, key or channel Warden needs (see the README's minimal ACL)"
+                ? "the ACL user lacks a command, key or channel Warden needs (see docs/security.md#the-minimal-acl-for-a-lock-only-user)"
                 : "check the user name and password (warden.lock.redis.username, password, password-file or password-env,"
                         + " or the endpoint's user-info)";
         return new LockException(LockException.Reason.ACCESS_DENIED, "Redis at " + endpoint + " refused " + what + ": "
