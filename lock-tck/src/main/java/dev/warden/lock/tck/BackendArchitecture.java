@@ -51,6 +51,7 @@ public abstract class BackendArchitecture {
     @Test
     void onlyTheProviderLivesOutsideInternal() {
         classes().that().resideInAPackage(root()).and().areTopLevelClasses()
+                .and().doNotHaveSimpleName("package-info")
                 .should().implement(dev.warden.lock.spi.LockProvider.class)
                 .check(main());
     }

@@ -4,7 +4,7 @@
  * Sentinel or Cluster ({@link RedisConnector}, {@link RedisEndpoint}, {@link RedisConnection},
  * {@link RedisCredentials}); running scripts by digest ({@link LuaScript}, {@link ScriptRunner}); where
  * an account's keys live ({@link KeyLayout}); the rules for ids ({@link Ids}); and refused credentials
- * ({@link RedisRefusal}). These types serve Warden's own modules, not as an extension point:
+ * ({@link RedisRefusal}). These types serve Warden's own modules and are not an extension point:
  * applications use {@link dev.warden.quota.QuotaService}.
  */
 package dev.warden.quota.spi;
