@@ -1,5 +1,6 @@
 package dev.warden.quota.ledger;
 
+import dev.warden.quota.ledger.cli.LedgerCli;
 import dev.warden.testkit.CapturedOutput;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -14,11 +14,13 @@
  *       {@link dev.warden.quota.ledger.LedgerListener} as their metrics hooks.</li>
  *   <li>{@link dev.warden.quota.ledger.Reconciler}: check, repair (dry run unless asked) and bootstrap
  *       of an empty Redis from the database, one-shot or scheduled.</li>
- *   <li>{@link dev.warden.quota.ledger.LedgerCli}: all of the above from the command line (picocli).</li>
+ *   <li>The command line ({@code ledger schema | consume | reconcile | bootstrap | quarantine |
+ *       compensations}) is its own artifact, {@code quota-ledger-cli}, so this library brings neither
+ *       picocli nor a connection pool.</li>
  * </ul>
  *
  * <p>Dependencies: the library takes any {@link javax.sql.DataSource}; the PostgreSQL driver is a
- * runtime dependency of quota-ledger; HikariCP backs the CLI's pool; H2 ({@code com.h2database:h2}) is
+ * runtime dependency of quota-ledger; HikariCP backs the CLI's pool (in quota-ledger-cli); H2 ({@code com.h2database:h2}) is
  * not shipped: a demo that wants the embedded database adds it and passes an H2 URL
  * ({@code jdbc:h2:file:./ledger} or {@code jdbc:h2:mem:ledger;DB_CLOSE_DELAY=-1}).
  *

@@ -176,19 +176,15 @@ class ConsumerCrashTest {
             List<String> accounts = openAccounts(quota, 20, 1_000_000);
             deductRounds(quota, accounts, 100, "before");
             String childName = "child-" + UUID.randomUUID();
-            Path log = Files.createTempFile("ledger-child", ".log");
-            Path settings = Files.createTempFile("ledger-child", ".properties");
-            Files.writeString(settings, "warden.lock.ttl=2s\n");
-            Process child = new ProcessBuilder(javaBinary(), "-cp", testClassPath(), LedgerCli.class.getName(), "consume",
-                    "--redis", server().uri(), "--jdbc", ds.getJdbcUrl(), "--consumer", childName, "--batch-size", "20",
-                    "--block", "200ms", "--sweep", "300ms", "--rebalance", "300ms", "--settings", settings.toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            // A consumer in its own JVM, killed with SIGKILL mid-run (the CLI's consume is the same
+            // LedgerConsumer; quota-ledger-cli's tests run the command itself).
+            ChildConsumer child = ChildConsumer.start(childName, server().uri(), ds.getJdbcUrl());
             try {
-                Support.await(Duration.ofSeconds(90), "the child consumer is writing (log: " + log + ")",
+                Support.await(Duration.ofSeconds(90), "the child consumer is writing (log: " + child.log + ")",
                         () -> Long.parseLong(sql("SELECT COUNT(*) FROM ledger_entries WHERE kind = 'deduct' AND request_id LIKE 'before-%'")) >= 200);
             } finally {
-                child.destroyForcibly();
-                assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                child.kill();
+                child.close();
             }
             long inDatabase = Long.parseLong(sql("SELECT COUNT(*) FROM ledger_entries WHERE request_id LIKE 'before-%'"));
             System.out.printf("child killed with %d of %d deductions in the database, %d pending on it%n", inDatabase,
@@ -199,8 +195,6 @@ class ConsumerCrashTest {
             }
             assertThat(pendingOn(childName)).isZero();
             assertLedgerMatches(quota, accounts, 1_000_000, 120);
-            Files.deleteIfExists(log);
-            Files.deleteIfExists(settings);
         }
     }
 

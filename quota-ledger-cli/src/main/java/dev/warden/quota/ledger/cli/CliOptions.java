@@ -1,9 +1,11 @@
-package dev.warden.quota.ledger;
+package dev.warden.quota.ledger.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
+import dev.warden.quota.ledger.Ledger;
+import dev.warden.quota.ledger.LedgerConsumer;
 import dev.warden.quota.spi.QuotaConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;

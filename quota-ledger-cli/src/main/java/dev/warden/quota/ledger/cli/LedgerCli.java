@@ -1,8 +1,14 @@
-package dev.warden.quota.ledger;
+package dev.warden.quota.ledger.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
+import dev.warden.quota.ledger.BootstrapReport;
+import dev.warden.quota.ledger.Ledger;
+import dev.warden.quota.ledger.LedgerConsumer;
+import dev.warden.quota.ledger.Reconciler;
+import dev.warden.quota.ledger.ReconciliationReport;
+import dev.warden.quota.ledger.RepairReport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
