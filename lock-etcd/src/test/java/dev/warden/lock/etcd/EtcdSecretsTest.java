@@ -33,7 +33,7 @@ class EtcdSecretsTest {
     static final String SECRET = "S3cretPw-etcd";
     static final String USER = "secrets-test";
     /** Generous timeouts for the cases that talk to the server: on a loaded machine a login (bcrypt) can take a while. */
-    static final String[] PATIENT = {"warden.lock.connect-timeout", "3s", "warden.lock.request-timeout", "3s"};
+    static final String[] PATIENT = {"warden.lock.connect-timeout", "15s", "warden.lock.request-timeout", "3s"};
 
     private static EtcdServer server;
 
