@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,8 +16,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The quota engine's settings ({@code warden.quota.*}), checked up front; every problem is reported
@@ -48,6 +51,12 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         FAIL,
         /** The charge runs without the lock, unfenced; the listener is told. */
         PROCEED
+    }
+
+    /** Every setting this reads, by its full name ({@code warden.quota.endpoint}, ...), in order. */
+    public static SortedSet<String> settingNames() {
+        return Collections.unmodifiableSortedSet(KEYS.stream().map(k -> PREFIX + k)
+                .collect(Collectors.toCollection(TreeSet::new)));
     }
 
     /** Which lock {@code charge} takes. */
