@@ -66,18 +66,39 @@ public final class RedisFailures {
      * Whether Lettuce lost a connection handshake's outcome: under load the handshake can fail (a
      * refused password, say) and take its handler out of the channel before Lettuce's connect step
      * looks for it, which then reports only "RedisHandshakeHandler not registered"; or the channel's
-     * close is seen first, reported as "Connection closed prematurely". Connecting once more reports
-     * the refusal (a server that really closes the connection closes it again).
+     * close is seen first, reported as "Connection closed prematurely"; or a Sentinel lookup whose
+     * question never left ({@link #sentinelNotAsked}). Connecting once more reports the refusal (a
+     * server that really closes the connection closes it again).
      */
     public static boolean handshakeLost(Throwable error) {
         for (Throwable t = error; t != null; t = next(t)) {
             String m = String.valueOf(t.getMessage());
             if ((t instanceof IllegalStateException && m.contains("HandshakeHandler not registered"))
-                    || (t instanceof RedisConnectionException && m.equals("Connection closed prematurely"))) {
+                    || (t instanceof RedisConnectionException && m.equals("Connection closed prematurely"))
+                    || sentinelNotAsked(t)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * A Sentinel lookup that never asked: every sentinel's connection dropped the question unsent
+     * ("Currently not connected", seen under load right after the connection was made), so nothing was
+     * refused and asking again is all there is to do.
+     */
+    private static boolean sentinelNotAsked(Throwable t) {
+        if (!(t instanceof RedisConnectionException) || !String.valueOf(t.getMessage()).startsWith("Cannot obtain master")
+                || t.getSuppressed().length == 0) {
+            return false;
+        }
+        for (Throwable s : t.getSuppressed()) {
+            Throwable cause = unwrap(s);
+            if (!(cause instanceof RedisException) || !String.valueOf(cause.getMessage()).startsWith(NOT_SENT)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The message of a failed TLS handshake in the cause chain, or null. */

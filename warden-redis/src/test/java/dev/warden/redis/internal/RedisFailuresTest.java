@@ -56,6 +56,22 @@ class RedisFailuresTest {
     }
 
     @Test
+    void aSentinelLookupThatNeverAskedIsAskedAgainButARefusedOneIsNot() {
+        RedisConnectionException unasked = new RedisConnectionException("Cannot obtain master using SENTINEL MASTER");
+        unasked.addSuppressed(new RedisException("Currently not connected. Commands are rejected."));
+        assertThat(RedisFailures.handshakeLost(new CompletionException(unasked))).isTrue();
+
+        RedisConnectionException refused = new RedisConnectionException("Cannot obtain master using SENTINEL MASTER");
+        refused.addSuppressed(new RedisException("Currently not connected. Commands are rejected."));
+        refused.addSuppressed(new RedisCommandExecutionException("WRONGPASS invalid username-password pair"));
+        assertThat(RedisFailures.handshakeLost(refused)).isFalse();
+        assertThat(RedisFailures.denial(refused)).startsWith("WRONGPASS");
+
+        assertThat(RedisFailures.handshakeLost(new RedisConnectionException("Cannot obtain master using SENTINEL MASTER")))
+                .as("no sentinel's answer at all: not this case").isFalse();
+    }
+
+    @Test
     void tlsFailureNamesTheHandshakesError() {
         assertThat(RedisFailures.tlsFailure(new RedisConnectionException("Unable to connect",
                 new SSLHandshakeException("PKIX path building failed")))).isEqualTo("PKIX path building failed");
