@@ -1,0 +1,24 @@
+package dev.warden.lock.redis;
+
+import dev.warden.lock.tck.DocumentedSettings;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The documentation's tables name exactly the options this backend declares, each in full. */
+class RedisSettingsDocumentedTest {
+
+    private static final String PREFIX = "warden.lock.redis.";
+
+    @Test
+    @DisplayName("docs/ names every warden.lock.redis.* option the provider declares, and no other")
+    void documentedAsDeclared() {
+        TreeSet<String> declared = new TreeSet<>();
+        new RedisLockProvider().optionNames().forEach(option -> declared.add(PREFIX + option));
+        assertThat(DocumentedSettings.inTables(Path.of("..", "docs"), PREFIX)).containsExactlyElementsOf(declared);
+    }
+}
