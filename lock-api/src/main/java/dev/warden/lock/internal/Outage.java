@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -71,8 +70,11 @@ final class Outage {
         long full = FIRST_BACKOFF.toNanos() << Math.min(failures - 1, 20);
         full = Math.min(full, MAX_BACKOFF.toNanos());
         long pause = full / 2 + ThreadLocalRandom.current().nextLong(full / 2 + 1);
+        // Called only while the tolerance allows a try, so untilEnd > 0: the last try lands exactly at the
+        // tolerance's end, even when that is less than a millisecond away (a floor of 1 ms put it past the
+        // end, where the outage had to be given up without it).
         long untilEnd = sinceNanos + toleranceNanos - now;
-        return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(pause, untilEnd));
+        return Math.max(1, Math.min(pause, untilEnd));
     }
 
     /** {@code UNAVAILABLE}, saying how long the outage lasted when one is under way. */

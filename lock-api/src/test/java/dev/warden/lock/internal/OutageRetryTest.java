@@ -76,6 +76,18 @@ class OutageRetryTest {
     }
 
     @Test
+    @DisplayName("the last try lands at the tolerance's end, even when that is under a millisecond away")
+    void lastTryAtTheEndEvenWhenItIsNear() {
+        Outage outage = new Outage(Duration.ofSeconds(5));
+        LockException down = new LockException(LockException.Reason.UNAVAILABLE, "down");
+        assertThat(outage.failed(0, down)).isTrue();
+        long now = Duration.ofSeconds(5).toNanos() - 400_000; // 0.4 ms before the end
+        assertThat(outage.failed(now, down)).isTrue();
+        assertThat(outage.backoffNanos(now)).isEqualTo(400_000);
+        assertThat(outage.failed(now + 400_000, down)).as("the try at the end is the last").isFalse();
+    }
+
+    @Test
     @DisplayName("a timed waiter in an outage fails UNAVAILABLE at its deadline, not TIMEOUT")
     void timedWaitEndsUnavailable() {
         v.driver.failPolls(1_000, LockException.Reason.UNAVAILABLE);
