@@ -24,12 +24,12 @@ final class Errors {
 
     /** Our own exceptions (typed outcomes that are errors, invalid ids) pass unchanged. */
     static RuntimeException translate(String endpoint, String what, Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = RedisFailures.unwrap(error);
         if (cause instanceof QuotaException || cause instanceof IllegalArgumentException) {
             return (RuntimeException) cause;
         }
         String message = "Redis at " + endpoint + " failed " + what + ": " + cause.getMessage();
-        String refusal = RedisRefusal.of(cause);
+        String refusal = RedisFailures.denial(cause);
         if (refusal != null) {
             return RedisRefusal.accessDenied(endpoint, what, refusal, cause);
         }
@@ -49,10 +49,6 @@ final class Errors {
             return new QuotaException(Reason.UNAVAILABLE, message, cause);
         }
         return new QuotaException(Reason.PROTOCOL, message, cause);
-    }
-
-    static Throwable unwrap(Throwable error) {
-        return RedisFailures.unwrap(error);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.warden.quota.spi.RedisConnection;
 import dev.warden.quota.spi.RedisConnector;
 import dev.warden.quota.spi.RedisRefusal;
 import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.redis.internal.RedisFailures;
 
 import java.time.Clock;
 import java.util.Map;
@@ -72,11 +73,11 @@ public final class QuotaFactory {
             throw e;
         } catch (ExecutionException | RuntimeException e) {
             shutdown(connector, locks);
-            Throwable cause = Errors.unwrap(e);
+            Throwable cause = RedisFailures.unwrap(e);
             if (cause instanceof QuotaException q) {
                 throw q;
             }
-            String refusal = RedisRefusal.of(cause);
+            String refusal = RedisFailures.denial(cause);
             if (refusal != null) {
                 throw RedisRefusal.accessDenied(endpoint, "the connection", refusal, cause);
             }

@@ -3,6 +3,7 @@ package dev.warden.quota.spi;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.redis.internal.LettuceClients;
+import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -106,7 +107,7 @@ public final class RedisConnector implements AutoCloseable {
     public CompletableFuture<RedisConnection> connectAsync() {
         // Once more when Lettuce lost the handshake's outcome, so a refused password is reported as such.
         CompletableFuture<RedisConnection> connecting = attempt()
-                .exceptionallyCompose(e -> RedisRefusal.handshakeLost(e) ? attempt() : CompletableFuture.failedFuture(e));
+                .exceptionallyCompose(e -> RedisFailures.handshakeLost(e) ? attempt() : CompletableFuture.failedFuture(e));
         return connecting.thenApply(c -> {
             synchronized (this) {
                 if (closed) {
@@ -181,7 +182,7 @@ public final class RedisConnector implements AutoCloseable {
             if (cause instanceof QuotaException q) {
                 throw q;
             }
-            String refusal = RedisRefusal.of(cause);
+            String refusal = RedisFailures.denial(cause);
             if (refusal != null) {
                 throw RedisRefusal.accessDenied(endpoint.toString(), "the connection", refusal, cause);
             }

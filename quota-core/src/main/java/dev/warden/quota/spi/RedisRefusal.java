@@ -4,27 +4,13 @@ import dev.warden.quota.QuotaException;
 import dev.warden.redis.internal.RedisFailures;
 
 /**
- * Recognises Redis refusing Warden's credentials or permissions ({@code WRONGPASS}, {@code NOAUTH},
- * {@code NOPERM}) anywhere in a cause chain, where Lettuce buries it under "Unable to connect", and
- * reports it as {@link QuotaException.Reason#ACCESS_DENIED}; what the failure means is
- * {@link RedisFailures}' (shared with the Redis lock backend), the words are the quota engine's.
+ * The quota engine's words for what {@link RedisFailures} (shared with the Redis lock backend) finds:
+ * a refusal of credentials or permissions ({@code WRONGPASS}, {@code NOAUTH}, {@code NOPERM}) becomes
+ * {@link QuotaException.Reason#ACCESS_DENIED}, a failed TLS handshake a hint about the settings.
  */
 public final class RedisRefusal {
 
     private RedisRefusal() {
-    }
-
-    /**
-     * The server's refusal (its message, which holds no secret), or null: in the cause chain or among
-     * the exceptions suppressed along it (where a Sentinel lookup keeps each sentinel's answer).
-     */
-    public static String of(Throwable error) {
-        return RedisFailures.denial(error);
-    }
-
-    /** Whether Lettuce lost a connection handshake's outcome: see {@link RedisFailures#handshakeLost}. */
-    public static boolean handshakeLost(Throwable error) {
-        return RedisFailures.handshakeLost(error);
     }
 
     /** What a TLS failure in the cause chain means for the settings, or empty. */
