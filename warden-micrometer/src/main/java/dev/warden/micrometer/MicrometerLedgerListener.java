@@ -1,8 +1,8 @@
 package dev.warden.micrometer;
 
-import dev.warden.quota.ledger.Compensation;
-import dev.warden.quota.ledger.LedgerListener;
-import dev.warden.quota.ledger.QuarantinedEntry;
+import dev.warden.quota.ledger.consume.LedgerListener;
+import dev.warden.quota.ledger.journal.Compensation;
+import dev.warden.quota.ledger.journal.QuarantinedEntry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,10 +1,17 @@
 package dev.warden.quota.ledger;
 
 import dev.warden.lock.LockClient;
-import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.ledger.internal.JournalStreams;
+import dev.warden.quota.ledger.consume.LedgerListener;
+import dev.warden.quota.ledger.internal.consume.ConsumerCounters;
+import dev.warden.quota.ledger.internal.consume.ConsumerLoop;
+import dev.warden.quota.ledger.internal.consume.ConsumerRegistry;
+import dev.warden.quota.ledger.internal.consume.ConsumerSettings;
+import dev.warden.quota.ledger.internal.consume.PartitionOwnership;
+import dev.warden.quota.ledger.internal.journal.JournalStreams;
+import dev.warden.quota.ledger.journal.Compensation;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
 import dev.warden.quota.spi.RedisConnector;
@@ -183,7 +190,8 @@ public final class LedgerConsumer implements AutoCloseable {
 
     /** Counters since start. */
     public Stats stats() {
-        return counters.snapshot();
+        long[] n = counters.snapshot();
+        return new Stats(n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]);
     }
 
     /**

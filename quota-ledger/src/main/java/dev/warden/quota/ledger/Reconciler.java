@@ -1,10 +1,20 @@
 package dev.warden.quota.ledger;
 
-import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
+import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.ledger.internal.JournalStreams;
-import dev.warden.quota.ledger.internal.LedgerScripts;
+import dev.warden.quota.ledger.internal.journal.JournalStreams;
+import dev.warden.quota.ledger.internal.journal.JournalTail;
+import dev.warden.quota.ledger.internal.journal.LedgerScripts;
+import dev.warden.quota.ledger.internal.reconcile.AccountComparison;
+import dev.warden.quota.ledger.internal.reconcile.Bootstrap;
+import dev.warden.quota.ledger.internal.reconcile.LedgerFigures;
+import dev.warden.quota.ledger.internal.reconcile.Pages;
+import dev.warden.quota.ledger.internal.reconcile.ReconciliationSchedule;
+import dev.warden.quota.ledger.internal.reconcile.RecoveryOrder;
+import dev.warden.quota.ledger.reconcile.BootstrapReport;
+import dev.warden.quota.ledger.reconcile.ReconciliationReport;
+import dev.warden.quota.ledger.reconcile.RepairReport;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.quota.spi.QuotaConfig;
 import dev.warden.quota.spi.RedisConnector;
@@ -79,7 +89,7 @@ public final class Reconciler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
     /** Accounts per page of either pass. */
-    public static final int PAGE = 1000;
+    public static final int PAGE = Pages.ACCOUNTS;
     /** Drifts, repairs and skipped accounts listed in a report; the rest are counted. */
     public static final int MAX_REPORTED = 1000;
     /**

@@ -11,9 +11,14 @@
  *       partition stream; each partition owned by one consumer through a Warden lock, its token checked
  *       by the database in every batch's transaction; acknowledgement and trimming after commit;
  *       take-over of a dead consumer's entries; quarantine; compensation of replays), with
- *       {@link dev.warden.quota.ledger.LedgerListener} as their metrics hooks.</li>
+ *       {@link dev.warden.quota.ledger.consume.LedgerListener} as their metrics hooks.</li>
  *   <li>{@link dev.warden.quota.ledger.Reconciler}: check, repair (dry run unless asked) and bootstrap
  *       of an empty Redis from the database, one-shot or scheduled.</li>
+ *   <li>The rest is by concept, one floor each, no package importing one above it: {@code journal},
+ *       {@code consume}, {@code reconcile} and {@code store} hold the public vocabulary (entries, the
+ *       listener, reports, the dialect); {@code internal.journal} (the streams), {@code internal.store}
+ *       (every SQL statement, over plain records), {@code internal.consume} and {@code internal.reconcile}
+ *       the machinery. This package, on top, holds the three entry points.</li>
  *   <li>The command line ({@code ledger schema | consume | reconcile | bootstrap | quarantine |
  *       compensations}) is its own artifact, {@code quota-ledger-cli}, so this library brings neither
  *       picocli nor a connection pool.</li>

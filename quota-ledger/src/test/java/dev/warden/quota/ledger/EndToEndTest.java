@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.reconcile.ReconciliationReport;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

@@ -2,7 +2,8 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.EntryKind;
 import dev.warden.quota.internal.Scripts;
-import dev.warden.quota.ledger.internal.LedgerScripts;
+import dev.warden.quota.ledger.internal.journal.LedgerScripts;
+import dev.warden.quota.ledger.journal.JournalEntry;
 import dev.warden.quota.spi.LuaScript;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.warden.quota.ledger.internal.journal.JournalStreams;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +45,32 @@ class LedgerArchitectureTest {
     @DisplayName("no package cycles")
     void freeOfCycles() {
         slices().matching("dev.warden.quota.ledger.(**)").should().beFreeOfCycles().allowEmptyShould(true).check(main);
+    }
+
+    @Test
+    @DisplayName("by concept, one floor each: the entry points on top, the vocabulary at the bottom, the store under the consumer")
+    void floors() {
+        String top = "dev.warden.quota.ledger";
+        noClasses().that().resideOutsideOfPackage(top)
+                .should().dependOnClassesThat().resideInAPackage(top)
+                .because("only the three entry points live in the top package, and nothing below calls up into them")
+                .check(main);
+        noClasses().that().resideInAnyPackage(top + ".journal", top + ".consume", top + ".reconcile", top + ".store")
+                .should().dependOnClassesThat().resideInAPackage(top + ".internal..")
+                .because("the public vocabulary names no machinery")
+                .check(main);
+        noClasses().that().resideInAPackage(top + ".internal.store")
+                .should().dependOnClassesThat().resideInAnyPackage(top + ".internal.consume", top + ".internal.reconcile")
+                .because("the store writes plain records and decides nothing")
+                .check(main);
+        noClasses().that().resideInAPackage(top + ".internal.journal")
+                .should().dependOnClassesThat().resideInAnyPackage(top + ".internal.store", top + ".internal.consume",
+                        top + ".internal.reconcile")
+                .because("the journal streams know neither the database nor the consumer")
+                .check(main);
+        noClasses().that().resideInAPackage(top + ".internal.consume")
+                .should().dependOnClassesThat().resideInAPackage(top + ".internal.reconcile")
+                .check(main);
     }
 
     @Test

@@ -3,6 +3,9 @@ package dev.warden.quota.ledger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.internal.store.Schema;
+import dev.warden.quota.ledger.journal.QuarantineReason;
+import dev.warden.quota.ledger.store.Dialect;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.PostgresServerExtension;
@@ -39,7 +42,7 @@ class LedgerSchemaTest {
     }
 
     /** The first release's one-shot schema script (migration 1 is that script), applied by hand. */
-    static void legacySchema(DataSource ds, Ledger.Dialect dialect) throws SQLException {
+    static void legacySchema(DataSource ds, Dialect dialect) throws SQLException {
         String sql = Ledger.schemaSql(dialect);
         sql = sql.substring(0, sql.indexOf("-- V2__"));
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
@@ -90,11 +93,11 @@ class LedgerSchemaTest {
     @DisplayName("the migration folders hold exactly the migrations Ledger lists: the shared ones, then each dialect's")
     void migrationsListed() throws Exception {
         List<String> common = files("common");
-        assertThat(common).containsExactlyElementsOf(Ledger.COMMON);
-        for (Ledger.Dialect d : Ledger.Dialect.values()) {
+        assertThat(common).containsExactlyElementsOf(Schema.COMMON);
+        for (Dialect d : Dialect.values()) {
             List<String> all = new java.util.ArrayList<>(common);
             all.addAll(files(d.name().toLowerCase(java.util.Locale.ROOT)));
-            assertThat(all.stream().sorted()).as(d.name()).containsExactlyElementsOf(Ledger.MIGRATIONS);
+            assertThat(all.stream().sorted()).as(d.name()).containsExactlyElementsOf(Schema.MIGRATIONS);
         }
     }
 
@@ -141,7 +144,7 @@ class LedgerSchemaTest {
         @DisplayName("a ledger made by the first release's script is recognised, migrated in place, and keeps its rows")
         void upgradesALegacyLedger() throws SQLException {
             try (HikariDataSource ds = freshSchema(postgres.server())) {
-                legacySchema(ds, Ledger.Dialect.POSTGRESQL);
+                legacySchema(ds, Dialect.POSTGRESQL);
                 legacyRows(ds);
                 assertThatThrownBy(() -> Ledger.verifySchema(ds)).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.getMessage()).contains("ledger_partitions"));
@@ -186,7 +189,7 @@ class LedgerSchemaTest {
         @DisplayName("a ledger made by the first release's script is migrated in place and keeps its rows")
         void upgradesALegacyLedger() throws SQLException {
             DataSource ds = Support.h2();
-            legacySchema(ds, Ledger.Dialect.H2);
+            legacySchema(ds, Dialect.H2);
             legacyRows(ds);
             assertThat(Ledger.migrate(ds)).isEqualTo("6");
             assertMigrated(ds);

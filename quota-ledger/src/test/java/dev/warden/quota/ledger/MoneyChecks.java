@@ -2,6 +2,8 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.reconcile.ReconciliationReport;
+import dev.warden.quota.ledger.reconcile.RepairReport;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,5 +1,7 @@
 package dev.warden.quota.ledger;
 
+import dev.warden.quota.ledger.internal.reconcile.Bootstrap;
+
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;

@@ -14,6 +14,9 @@ import dev.warden.quota.SplitOutcome;
 import dev.warden.quota.internal.QuotaFactory;
 import dev.warden.quota.internal.Scripts;
 import dev.warden.quota.ledger.MoneyStep.Via;
+import dev.warden.quota.ledger.internal.consume.BatchWriter;
+import dev.warden.quota.ledger.internal.store.PartitionFence;
+import dev.warden.quota.ledger.store.Dialect;
 import dev.warden.quota.spi.KeyLayout;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
@@ -668,7 +671,7 @@ final class MoneySystem implements AutoCloseable {
         String stream = layout.journal(p);
         String actual;
         try (Connection c = database.getConnection()) {
-            new BatchWriter(Ledger.Dialect.POSTGRESQL, layout).write(c, new BatchWriter.Part(p, stream,
+            new BatchWriter(Dialect.POSTGRESQL, layout).write(c, new BatchWriter.Part(p, stream,
                     new PartitionFence(stream, ghost.token, "ghost"), ghost.raws), Duration.ofSeconds(5));
             actual = "COMMITTED";
         } catch (PartitionFence.FencedOut e) {

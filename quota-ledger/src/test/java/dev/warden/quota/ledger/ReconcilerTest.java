@@ -3,6 +3,8 @@ package dev.warden.quota.ledger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
+import dev.warden.quota.ledger.reconcile.ReconciliationReport;
+import dev.warden.quota.ledger.reconcile.RepairReport;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

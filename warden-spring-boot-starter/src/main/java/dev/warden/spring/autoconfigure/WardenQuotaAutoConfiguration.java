@@ -3,7 +3,7 @@ package dev.warden.spring.autoconfigure;
 import dev.warden.micrometer.MeteredQuotaService;
 import dev.warden.micrometer.MicrometerLedgerListener;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.ledger.LedgerListener;
+import dev.warden.quota.ledger.consume.LedgerListener;
 import dev.warden.spring.QuotaSettings;
 import dev.warden.spring.internal.Settings;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -3,16 +3,17 @@ package dev.warden.quota.ledger.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
-import dev.warden.quota.ledger.BootstrapReport;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
 import dev.warden.quota.ledger.Reconciler;
-import dev.warden.quota.ledger.ReconciliationReport;
-import dev.warden.quota.ledger.RepairReport;
-import picocli.CommandLine;
+import dev.warden.quota.ledger.reconcile.BootstrapReport;
+import dev.warden.quota.ledger.reconcile.ReconciliationReport;
+import dev.warden.quota.ledger.reconcile.RepairReport;
+import dev.warden.quota.ledger.store.Dialect;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.List;
@@ -91,7 +92,7 @@ public final class LedgerCli implements Callable<Integer> {
         boolean migrate;
 
         @Option(names = "--dialect", defaultValue = "POSTGRESQL", description = "for printing: ${COMPLETION-CANDIDATES}")
-        Ledger.Dialect dialect;
+        Dialect dialect;
 
         @Override
         public Integer call() {

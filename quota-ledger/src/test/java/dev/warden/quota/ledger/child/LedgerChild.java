@@ -3,7 +3,7 @@ package dev.warden.quota.ledger.child;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.quota.ledger.LedgerListener;
+import dev.warden.quota.ledger.consume.LedgerListener;
 
 import javax.sql.DataSource;
 import java.io.IOException;

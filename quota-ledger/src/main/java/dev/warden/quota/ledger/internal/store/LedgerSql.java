@@ -1,0 +1,353 @@
+package dev.warden.quota.ledger.internal.store;
+
+import dev.warden.quota.ledger.internal.journal.EntryId;
+import dev.warden.quota.ledger.journal.JournalEntry;
+import dev.warden.quota.ledger.store.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A batch's statements: the lookups it makes and the writes it does, per dialect, for the entries of
+ * one partition's stream or of several. On PostgreSQL the batch-sized ones are one fixed statement
+ * over arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and
+ * JDBC batches. Account rows and holds are {@link AccountRows}', compensations {@link CompensationRows}';
+ * what to write, and when, is the consumer's batch writer's.
+ */
+public final class LedgerSql {
+
+    /**
+     * The highest fencing token, NULL for none. Written without relying on GREATEST's NULL rule, which differs:
+     * PostgreSQL ignores NULL arguments, H2 (in its default mode) answers NULL.
+     */
+    private static final String HIGHER_FENCE = "NULLIF(GREATEST(COALESCE(fence, -1), COALESCE(CAST(? AS BIGINT), -1)), -1)";
+    private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?, held = held + ?,"
+            + " fence = " + HIGHER_FENCE + ", updated_at = CURRENT_TIMESTAMP WHERE account = ?";
+    private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
+            + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
+    private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final int ENTRY_COLUMNS = 10;
+    private static final String INSERT_ENTRY = INSERT_ENTRY_HEAD + ENTRY_ROW;
+    private static final String INSERT_QUARANTINE = "INSERT INTO ledger_quarantine (stream, entry_id, entry_ms,"
+            + " entry_seq, account, kind, amount, request_id, balance_after, fields, reason, detail)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    /** Pairs per key lookup, rows per multi-row insert, accounts per balance update: well under 32767 parameters. */
+    private static final int CHUNK = 1000;
+
+    /** Where the ledger holds an entry: its stream and its id there. */
+    public record Position(String stream, EntryId id) {
+    }
+
+    private final Dialect dialect;
+
+    public LedgerSql(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    // ---- lookups ----
+
+    /** The entries the ledger holds under these keys, and where. */
+    public Map<JournalEntry.Key, Position> knownKeys(Connection c, List<JournalEntry.Key> keys) throws SQLException {
+        Map<JournalEntry.Key, Position> known = new HashMap<>();
+        if (dialect == Dialect.POSTGRESQL) {
+            // Two arrays, one fixed statement: planned once, an index probe per key.
+            try (PreparedStatement ps = c.prepareStatement("SELECT e.account, e.request_id, e.stream, e.entry_ms, e.entry_seq"
+                    + " FROM ledger_entries e JOIN unnest(?::varchar[], ?::varchar[]) AS k(account, request_id)"
+                    + " ON e.account = k.account AND e.request_id = k.request_id")) {
+                ps.setArray(1, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::account).toArray()));
+                ps.setArray(2, c.createArrayOf("varchar", keys.stream().map(JournalEntry.Key::requestId).toArray()));
+                readKnown(ps, known);
+            }
+            return known;
+        }
+        for (int from = 0; from < keys.size(); from += CHUNK) {
+            List<JournalEntry.Key> chunk = keys.subList(from, Math.min(keys.size(), from + CHUNK));
+            String sql = "SELECT account, request_id, stream, entry_ms, entry_seq FROM ledger_entries WHERE"
+                    + " (account, request_id) IN (" + "(?, ?), ".repeat(chunk.size() - 1) + "(?, ?))";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                for (JournalEntry.Key k : chunk) {
+                    ps.setString(i++, k.account());
+                    ps.setString(i++, k.requestId());
+                }
+                readKnown(ps, known);
+            }
+        }
+        return known;
+    }
+
+    private static void readKnown(PreparedStatement ps, Map<JournalEntry.Key, Position> known) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                known.put(new JournalEntry.Key(rs.getString(1), rs.getString(2)),
+                        new Position(rs.getString(3), new EntryId(rs.getLong(4), rs.getLong(5))));
+            }
+        }
+    }
+
+    /**
+     * Positions in these streams, between the entry times {@code min} and {@code max}, already recorded
+     * as compensated or quarantined (an earlier attempt that was not acknowledged).
+     */
+    public void positions(Connection c, Set<String> streams, long min, long max, Set<Position> compensated,
+                   Set<Position> quarantined) throws SQLException {
+        String in = "?, ".repeat(streams.size() - 1) + "?";
+        try (PreparedStatement ps = c.prepareStatement("SELECT 'c', stream, entry_ms, entry_seq FROM ledger_compensations"
+                + " WHERE stream IN (" + in + ") AND entry_ms BETWEEN ? AND ? UNION ALL SELECT 'q', stream, entry_ms,"
+                + " entry_seq FROM ledger_quarantine WHERE stream IN (" + in + ") AND entry_ms BETWEEN ? AND ?")) {
+            int i = 1;
+            for (int half = 0; half < 2; half++) {
+                for (String stream : streams) {
+                    ps.setString(i++, stream);
+                }
+                ps.setLong(i++, min);
+                ps.setLong(i++, max);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Position p = new Position(rs.getString(2), new EntryId(rs.getLong(3), rs.getLong(4)));
+                    (rs.getString(1).equals("c") ? compensated : quarantined).add(p);
+                }
+            }
+        }
+    }
+
+    // ---- a batch's writes ----
+
+    /**
+     * One update per account with the sum of its changes ({available, held, highest fencing token or -1});
+     * false when an account is unknown.
+     */
+    public boolean applyDeltas(Connection c, Map<String, long[]> deltas) throws SQLException {
+        if (deltas.isEmpty()) {
+            return true;
+        }
+        if (dialect == Dialect.POSTGRESQL) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
+                    + " held = a.held + d.held, fence = NULLIF(GREATEST(COALESCE(a.fence, -1), COALESCE(d.fence, -1)), -1),"
+                    + " updated_at = CURRENT_TIMESTAMP"
+                    + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence)"
+                    + " WHERE a.account = d.account")) {
+                ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
+                ps.setArray(2, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[0]).toArray()));
+                ps.setArray(3, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[1]).toArray()));
+                ps.setArray(4, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[2] < 0 ? null : d[2]).toArray()));
+                return ps.executeUpdate() == deltas.size();
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
+            for (Map.Entry<String, long[]> d : deltas.entrySet()) {
+                ps.setLong(1, d.getValue()[0]);
+                ps.setLong(2, d.getValue()[1]);
+                if (d.getValue()[2] < 0) {
+                    ps.setNull(3, Types.BIGINT);
+                } else {
+                    ps.setLong(3, d.getValue()[2]);
+                }
+                ps.setString(4, d.getKey());
+                ps.addBatch();
+            }
+            for (int count : ps.executeBatch()) {
+                if (count == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    public void insertEntries(Connection c, List<JournalEntry> entries) throws SQLException {
+        if (entries.isEmpty()) {
+            return;
+        }
+        if (dialect == Dialect.POSTGRESQL) {
+            int n = entries.size();
+            Object[] requests = new Object[n], accounts = new Object[n], kinds = new Object[n], amounts = new Object[n],
+                    balances = new Object[n], tokens = new Object[n], streams = new Object[n], ids = new Object[n],
+                    ms = new Object[n], seqs = new Object[n];
+            for (int i = 0; i < n; i++) {
+                JournalEntry e = entries.get(i);
+                EntryId id = EntryId.parse(e.entryId());
+                requests[i] = e.requestId();
+                accounts[i] = e.account();
+                kinds[i] = e.kind().wireName();
+                amounts[i] = e.amount();
+                balances[i] = e.balanceAfter();
+                tokens[i] = e.token().isPresent() ? e.token().getAsLong() : null;
+                streams[i] = e.stream();
+                ids[i] = e.entryId();
+                ms[i] = id.ms();
+                seqs[i] = id.seq();
+            }
+            // One fixed statement whatever the batch size, so the server plans it once.
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_entries (request_id, account, kind, amount,"
+                    + " balance_after, token, stream, entry_id, entry_ms, entry_seq) SELECT * FROM unnest(?::varchar[],"
+                    + " ?::varchar[], ?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[], ?::varchar[],"
+                    + " ?::bigint[], ?::bigint[])")) {
+                ps.setArray(1, c.createArrayOf("varchar", requests));
+                ps.setArray(2, c.createArrayOf("varchar", accounts));
+                ps.setArray(3, c.createArrayOf("varchar", kinds));
+                ps.setArray(4, c.createArrayOf("bigint", amounts));
+                ps.setArray(5, c.createArrayOf("bigint", balances));
+                ps.setArray(6, c.createArrayOf("bigint", tokens));
+                ps.setArray(7, c.createArrayOf("varchar", streams));
+                ps.setArray(8, c.createArrayOf("varchar", ids));
+                ps.setArray(9, c.createArrayOf("bigint", ms));
+                ps.setArray(10, c.createArrayOf("bigint", seqs));
+                ps.executeUpdate();
+            }
+            return;
+        }
+        for (int from = 0; from < entries.size(); from += CHUNK) {
+            List<JournalEntry> chunk = entries.subList(from, Math.min(entries.size(), from + CHUNK));
+            String sql = INSERT_ENTRY_HEAD + (ENTRY_ROW + ", ").repeat(chunk.size() - 1) + ENTRY_ROW;
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int offset = 0;
+                for (JournalEntry e : chunk) {
+                    bindEntry(ps, offset, e);
+                    offset += ENTRY_COLUMNS;
+                }
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** Quarantined entries: a JDBC batch (they are rare). */
+    public void insertQuarantine(Connection c, List<QuarantineRow> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_QUARANTINE)) {
+            for (QuarantineRow r : rows) {
+                bindQuarantine(ps, r);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    // ---- one entry at a time (the slow path, under a savepoint each) ----
+
+    /** False when the account is unknown. */
+    public boolean updateBalance(Connection c, JournalEntry e) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
+            bindBalance(ps, e);
+            return ps.executeUpdate() > 0;
+        }
+    }
+
+    /**
+     * Applies postings' lines to the named balances (one update per (account, balance), in key order; a
+     * balance without a row gets one) and records the lines. A debit beyond a balance fails its CHECK.
+     */
+    public void applyPostings(Connection c, List<JournalEntry> postings) throws SQLException {
+        if (postings.isEmpty()) {
+            return;
+        }
+        Map<List<String>, Long> sums = new java.util.TreeMap<>(java.util.Comparator
+                .comparing((List<String> k) -> k.get(0)).thenComparing(k -> k.get(1)));
+        for (JournalEntry e : postings) {
+            for (Map.Entry<String, Long> line : e.lines().entrySet()) {
+                sums.merge(List.of(e.account(), line.getKey()), line.getValue(), Math::addExact);
+            }
+        }
+        try (PreparedStatement update = c.prepareStatement("UPDATE ledger_balances SET amount = amount + ?,"
+                + " updated_at = CURRENT_TIMESTAMP WHERE account = ? AND name = ?");
+             PreparedStatement insert = c.prepareStatement("INSERT INTO ledger_balances (account, name, amount)"
+                     + " VALUES (?, ?, ?)")) {
+            for (Map.Entry<List<String>, Long> s : sums.entrySet()) {
+                update.setLong(1, s.getValue());
+                update.setString(2, s.getKey().get(0));
+                update.setString(3, s.getKey().get(1));
+                if (update.executeUpdate() == 0) {
+                    insert.setString(1, s.getKey().get(0));
+                    insert.setString(2, s.getKey().get(1));
+                    insert.setLong(3, s.getValue());
+                    insert.executeUpdate();
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_posting_lines (account, request_id, name, delta)"
+                + " VALUES (?, ?, ?, ?)")) {
+            for (JournalEntry e : postings) {
+                for (Map.Entry<String, Long> line : e.lines().entrySet()) {
+                    ps.setString(1, e.account());
+                    ps.setString(2, e.requestId());
+                    ps.setString(3, line.getKey());
+                    ps.setLong(4, line.getValue());
+                    ps.addBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+    }
+
+    public void insertEntry(Connection c, JournalEntry e) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
+            bindEntry(ps, 0, e);
+            ps.executeUpdate();
+        }
+    }
+
+    // ---- binding ----
+
+    static void bindBalance(PreparedStatement ps, JournalEntry e) throws SQLException {
+        ps.setLong(1, e.delta());
+        ps.setLong(2, e.heldDelta());
+        if (e.kind() == dev.warden.quota.EntryKind.DEDUCT && e.token().isPresent()) {
+            ps.setLong(3, e.token().getAsLong());
+        } else {
+            ps.setNull(3, Types.BIGINT);
+        }
+        ps.setString(4, e.account());
+    }
+
+    static void bindEntry(PreparedStatement ps, int offset, JournalEntry e) throws SQLException {
+        EntryId id = EntryId.parse(e.entryId());
+        ps.setString(offset + 1, e.requestId());
+        ps.setString(offset + 2, e.account());
+        ps.setString(offset + 3, e.kind().wireName());
+        ps.setLong(offset + 4, e.amount());
+        ps.setLong(offset + 5, e.balanceAfter());
+        if (e.token().isPresent()) {
+            ps.setLong(offset + 6, e.token().getAsLong());
+        } else {
+            ps.setNull(offset + 6, Types.BIGINT);
+        }
+        ps.setString(offset + 7, e.stream());
+        ps.setString(offset + 8, e.entryId());
+        ps.setLong(offset + 9, id.ms());
+        ps.setLong(offset + 10, id.seq());
+    }
+
+    static void bindQuarantine(PreparedStatement ps, QuarantineRow r) throws SQLException {
+        Map<String, String> f = r.fields();
+        ps.setString(1, r.stream());
+        ps.setString(2, r.entryId());
+        ps.setLong(3, r.position().ms());
+        ps.setLong(4, r.position().seq());
+        ps.setString(5, f.get(JournalEntry.ACCOUNT));
+        ps.setString(6, f.get(JournalEntry.KIND));
+        setLongOrNull(ps, 7, f.get(JournalEntry.AMOUNT));
+        ps.setString(8, f.get(JournalEntry.REQUEST));
+        setLongOrNull(ps, 9, f.get(JournalEntry.BALANCE));
+        ps.setString(10, FieldsCodec.encode(f));
+        ps.setString(11, r.reason().name());
+        ps.setString(12, r.detail());
+    }
+
+    private static void setLongOrNull(PreparedStatement ps, int index, String text) throws SQLException {
+        try {
+            ps.setLong(index, Long.parseLong(text));
+        } catch (NumberFormatException | NullPointerException e) {
+            ps.setNull(index, Types.BIGINT);
+        }
+    }
+}
