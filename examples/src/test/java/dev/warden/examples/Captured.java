@@ -5,10 +5,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 /** A {@link PrintStream} whose text a test can read back; also echoed to the test's own output. */
-final class Captured {
+public final class Captured {
 
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    final PrintStream stream = new PrintStream(new java.io.OutputStream() {
+    public final PrintStream stream = new PrintStream(new java.io.OutputStream() {
         @Override
         public synchronized void write(int b) {
             bytes.write(b);
@@ -22,7 +22,7 @@ final class Captured {
         }
     }, true, StandardCharsets.UTF_8);
 
-    String text() {
+    public String text() {
         synchronized (stream) {
             stream.flush();
         }

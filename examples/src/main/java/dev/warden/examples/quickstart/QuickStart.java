@@ -1,134 +1,77 @@
 package dev.warden.examples.quickstart;
 
-import dev.warden.examples.support.Closer;
-import dev.warden.examples.support.LockEndpoints;
-import dev.warden.examples.support.QuietLogging;
-import dev.warden.examples.support.Servers;
-import dev.warden.examples.support.SettingsFile;
-import dev.warden.examples.support.SetupException;
+import dev.warden.examples.Config;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import dev.warden.lock.ReleaseOutcome;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 
 /**
- * The quick start: one program for every backend; only the settings file differs
- * ({@code examples/config/redis.properties}, {@code etcd.properties}, {@code zookeeper.properties}).
- * It acquires a lock, writes to a resource with the lease's fencing token, shows that a write
- * carrying an older token is refused, and releases.
+ * The quick start: acquire a lock, write to a resource with the lease's fencing token, see a write
+ * carrying an older token refused, release. The code is the same for Redis, etcd and ZooKeeper; only
+ * the settings file differs ({@code examples/config/redis.properties}, {@code etcd.properties},
+ * {@code zookeeper.properties}: {@code warden.lock.backend} and {@code warden.lock.endpoints}).
+ *
+ * <pre>
+ * java dev.warden.examples.quickstart.QuickStart examples/config/etcd.properties
+ * </pre>
+ * Exit code: 0 done, 1 the fencing did not behave, 3 the backend could not be reached.
  */
-@Command(name = "quick-start", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
-        version = "Warden quick start 0.1.0-SNAPSHOT",
-        description = {
-            "Acquire a lock, make a fenced write, release: the same code for Redis, etcd and ZooKeeper, the backend chosen"
-                    + " by the settings file.",
-            ""},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "2:usage error", "3:the backend could not be reached (try --embedded)"})
-public final class QuickStart implements Callable<Integer> {
+public final class QuickStart {
 
-    /** What {@link #execute} returns. */
-    public record Result(int exitCode, String backend, long fencingToken, boolean fencedWriteAccepted,
-                         boolean staleWriteRefused, ReleaseOutcome release) {
+    /** What one run did. */
+    public record Result(String backend, long fencingToken, boolean fencedWriteAccepted, boolean staleWriteRefused,
+                         ReleaseOutcome release) {
     }
 
-    @Parameters(paramLabel = "FILE", defaultValue = "examples/config/redis.properties",
-            description = "Settings file with warden.lock.* settings (default: ${DEFAULT-VALUE}).")
-    Path file;
-
-    @Option(names = "--embedded", description = "Launch a local server for the file's backend (testkit) instead of"
-            + " using the endpoints the file names.")
-    boolean embedded;
-
-    private PrintStream out = System.out;
-    private PrintStream err = System.err;
-    private Result result;
-
-    public static void main(String[] args) {
-        System.exit(execute(args, System.out, System.err).exitCode());
+    private QuickStart() {
     }
 
-    /** Runs in this process and returns instead of exiting. */
-    public static Result execute(String[] args, PrintStream out, PrintStream err) {
-        QuickStart q = new QuickStart();
-        q.out = out;
-        q.err = err;
-        QuietLogging.apply();
-        CommandLine cli = new CommandLine(q)
-                .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
-                .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-        cli.setParameterExceptionHandler((e, given) -> {
-            err.println("quick-start: " + Redaction.redact(e.getMessage()));
-            return 2;
-        });
-        int code = cli.execute(args);
-        return q.result != null ? q.result : new Result(code, "", 0, false, false, null);
+    public static void main(String[] args) throws SQLException {
+        System.exit(run(args, System.out));
     }
 
-    @Override
-    public Integer call() throws Exception {
-        Map<String, String> settings;
+    /** Reads the settings file named by {@code args[0]} (default: the Redis one) and runs; returns the exit code. */
+    public static int run(String[] args, PrintStream out) throws SQLException {
+        Map<String, Object> settings = Config.load(args.length > 0 ? args[0] : "examples/config/redis.properties");
         try {
-            settings = new LinkedHashMap<>(SettingsFile.load(file));
-        } catch (SetupException e) {
-            err.println("quick-start: " + Redaction.redact(e.getMessage()));
-            return 2;
-        }
-        String backend = LockEndpoints.backend(null, settings);
-        try (Closer closer = new Closer()) {
-            if (embedded) {
-                settings.remove("warden.lock.endpoints");
-                LockEndpoints.resolve(settings, backend, null, new Servers(closer, out));
-            }
-            out.printf("%s: backend %s at %s%n", file, backend, Redaction.redact(settings.get("warden.lock.endpoints")));
-            return quickStart(settings, backend);
-        } catch (SetupException e) {
-            err.println("quick-start: " + Redaction.redact(e.getMessage()));
-            return 3;
+            Result r = quickStart(settings, out);
+            return r.fencedWriteAccepted() && r.staleWriteRefused() ? 0 : 1;
         } catch (LockException e) {
-            err.println("quick-start: " + Redaction.redact(e.getMessage()));
-            if (e.reason() == LockException.Reason.UNAVAILABLE) {
-                err.println("quick-start: nothing answers at " + Redaction.redact(settings.get("warden.lock.endpoints"))
-                        + ": start a server there, or run with --embedded");
-                return 3;
-            }
-            return e.reason() == LockException.Reason.CONFIGURATION ? 2 : 3;
+            // Endpoints may carry a password: Redaction keeps it out of what is printed.
+            out.println("quick-start: " + Redaction.redact(e.getMessage()) + " (reason " + e.reason() + ")");
+            return 3;
         }
     }
 
-    private int quickStart(Map<String, String> settings, String backend) throws SQLException {
-        // ---- the quick start proper: nothing below depends on the backend ----
+    /** The quick start proper: nothing here depends on the backend. */
+    public static Result quickStart(Map<String, ?> settings, PrintStream out) throws SQLException {
         try (LockClient locks = LockClient.create(settings); FencedStore reports = new FencedStore()) {
             DistributedLock lock = locks.lock("daily-report");
-            Lease lease = lock.tryAcquire(Duration.ofSeconds(10))
-                    .orElseThrow(() -> new SetupException("the lock 'daily-report' stayed busy for 10 s"));
+            Optional<Lease> acquired = lock.tryAcquire(Duration.ofSeconds(10));
+            if (acquired.isEmpty()) {
+                throw new IllegalStateException("the lock 'daily-report' stayed busy for 10 s");
+            }
+            Lease lease = acquired.get();
             boolean accepted;
             boolean refused;
             ReleaseOutcome released;
             try {
-                out.printf("acquired 'daily-report': fencing token %d, lease valid for %d ms%n", lease.fencingToken(),
-                        lease.remaining().toMillis());
+                out.printf("acquired 'daily-report' on %s: fencing token %d, lease valid for %d ms%n", locks.backend(),
+                        lease.fencingToken(), lease.remaining().toMillis());
                 accepted = reports.write("daily", "the report, written under the lock", lease.fencingToken());
                 out.printf("fenced write with token %d: %s%n", lease.fencingToken(), accepted ? "accepted" : "REFUSED");
                 // A holder that was superseded would carry an older token; the resource refuses it.
@@ -138,13 +81,12 @@ public final class QuickStart implements Callable<Integer> {
                 released = lease.release();
             }
             out.printf("released: %s%n", released);
-            result = new Result(0, backend, lease.fencingToken(), accepted, refused, released);
-            return accepted && refused ? 0 : 1;
+            return new Result(locks.backend(), lease.fencingToken(), accepted, refused, released);
         }
     }
 
     /**
-     * A resource guarded by fencing tokens: it remembers the highest token that wrote to each row and
+     * A resource guarded by fencing tokens: it remembers the highest token that wrote each row and
      * refuses a write carrying a lower one, in the same statement as the write (here an in-memory H2
      * table; in production the database you write to).
      */

@@ -1,4 +1,4 @@
-package dev.warden.examples.billing;
+package dev.warden.examples.demo;
 
 import dev.warden.quota.Outcome;
 import dev.warden.quota.ledger.LedgerConsumer;

@@ -1,4 +1,4 @@
-package dev.warden.examples.support;
+package dev.warden.examples.demo.support;
 
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.RedisServer;

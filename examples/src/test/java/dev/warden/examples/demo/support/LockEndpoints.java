@@ -1,4 +1,4 @@
-package dev.warden.examples.support;
+package dev.warden.examples.demo.support;
 
 import java.util.Locale;
 import java.util.Map;
@@ -47,7 +47,8 @@ public final class LockEndpoints {
         return b.trim().toLowerCase(Locale.ROOT);
     }
 
-    static Optional<String> matching(String endpoints, String backend) {
+    /** {@code endpoints} when they are {@code backend}'s (its TLS scheme too), else empty. */
+    public static Optional<String> matching(String endpoints, String backend) {
         if (endpoints == null || endpoints.isBlank()) {
             return Optional.empty();
         }

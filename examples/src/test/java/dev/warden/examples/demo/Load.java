@@ -1,5 +1,6 @@
-package dev.warden.examples.billing;
+package dev.warden.examples.demo;
 
+import dev.warden.examples.charge.ChargeMerchant;
 import dev.warden.quota.EntryKind;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaException;
@@ -227,7 +228,7 @@ final class Load {
             while (true) {
                 try {
                     return quota.charge(account, requestId, balance -> {
-                        long amount = balance > 0 ? Math.min(listPrice, balance) : listPrice;
+                        long amount = ChargeMerchant.price(listPrice, balance);
                         priced[0] = amount;
                         priced[1] = balance;
                         return amount;

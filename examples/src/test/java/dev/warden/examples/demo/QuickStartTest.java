@@ -1,6 +1,6 @@
-package dev.warden.examples;
+package dev.warden.examples.demo;
 
-import dev.warden.examples.quickstart.QuickStart;
+import dev.warden.examples.Captured;
 import dev.warden.lock.ReleaseOutcome;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +23,7 @@ class QuickStartTest {
         Captured out = new Captured();
         Captured err = new Captured();
 
-        QuickStart.Result result = QuickStart.execute(new String[] {"--embedded", file.toString()}, out.stream, err.stream);
+        QuickStartDemo.Result result = QuickStartDemo.execute(new String[] {"--embedded", file.toString()}, out.stream, err.stream);
 
         assertThat(result.exitCode()).as("stderr:%n%s", err).isZero();
         assertThat(result.backend()).isEqualTo(backend);

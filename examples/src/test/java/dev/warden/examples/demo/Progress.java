@@ -1,4 +1,4 @@
-package dev.warden.examples.billing;
+package dev.warden.examples.demo;
 
 import java.io.PrintStream;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.warden.examples.support;
+package dev.warden.examples.demo.support;
 
 /** A server could not be started or reached, or a file could not be read: a message for people, no stack trace. */
 public final class SetupException extends RuntimeException {

@@ -1,6 +1,6 @@
-package dev.warden.examples;
+package dev.warden.examples.demo;
 
-import dev.warden.examples.export.ExportJob;
+import dev.warden.examples.Captured;
 import dev.warden.lock.ReleaseOutcome;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -18,11 +18,11 @@ class ExportJobTest {
         Captured out = new Captured();
         Captured err = new Captured();
 
-        ExportJob.Result result = ExportJob.execute(new String[] {"--ttl", "2s", "--duration", "6500ms", "--batches", "13"},
+        ExportJobDemo.Result result = ExportJobDemo.execute(new String[] {"--ttl", "2s", "--duration", "6500ms", "--batches", "13"},
                 out.stream, err.stream);
 
         assertThat(result.exitCode()).as("stderr:%n%s", err).isZero();
-        ExportJob.Summary s = result.summary().orElseThrow();
+        ExportJobDemo.Summary s = result.summary().orElseThrow();
         assertThat(s.completed()).isTrue();
         assertThat(s.written()).isEqualTo(13);
         assertThat(s.lostReason()).isEmpty();
@@ -39,11 +39,11 @@ class ExportJobTest {
         Captured out = new Captured();
         Captured err = new Captured();
 
-        ExportJob.Result result = ExportJob.execute(new String[] {"--lock", lock, "--ttl", "2s", "--duration", "20s",
+        ExportJobDemo.Result result = ExportJobDemo.execute(new String[] {"--lock", lock, "--ttl", "2s", "--duration", "20s",
                 "--batches", "40", "--lose-after", "1s"}, out.stream, err.stream);
 
         assertThat(result.exitCode()).as("stderr:%n%s", err).isZero();
-        ExportJob.Summary s = result.summary().orElseThrow();
+        ExportJobDemo.Summary s = result.summary().orElseThrow();
         assertThat(s.lossInjected()).isTrue();
         assertThat(s.lostReason()).isPresent();
         assertThat(s.completed()).isFalse();
@@ -59,11 +59,11 @@ class ExportJobTest {
         Captured out = new Captured();
         Captured err = new Captured();
 
-        ExportJob.Result result = ExportJob.execute(new String[] {"--ttl", "2s", "--duration", "20s", "--batches", "40",
+        ExportJobDemo.Result result = ExportJobDemo.execute(new String[] {"--ttl", "2s", "--duration", "20s", "--batches", "40",
                 "--lose-after", "1s", "--loss", "pause"}, out.stream, err.stream);
 
         assertThat(result.exitCode()).as("stderr:%n%s", err).isZero();
-        ExportJob.Summary s = result.summary().orElseThrow();
+        ExportJobDemo.Summary s = result.summary().orElseThrow();
         assertThat(s.lostReason()).isPresent();
         assertThat(s.completed()).isFalse();
         assertThat(s.batchStartedAfterLoss()).isFalse();

@@ -1,15 +1,16 @@
-package dev.warden.examples.billing;
+package dev.warden.examples.demo;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.pool.HikariPool;
-import dev.warden.examples.support.Closer;
-import dev.warden.examples.support.DurationConverter;
-import dev.warden.examples.support.Interrupts;
-import dev.warden.examples.support.QuietLogging;
-import dev.warden.examples.support.Servers;
-import dev.warden.examples.support.SettingsFile;
-import dev.warden.examples.support.SetupException;
+import dev.warden.examples.demo.support.Closer;
+import dev.warden.examples.demo.support.DurationConverter;
+import dev.warden.examples.demo.support.Interrupts;
+import dev.warden.examples.demo.support.LedgerDatabase;
+import dev.warden.examples.demo.support.LockEndpoints;
+import dev.warden.examples.demo.support.QuietLogging;
+import dev.warden.examples.demo.support.Servers;
+import dev.warden.examples.demo.support.SettingsFile;
+import dev.warden.examples.demo.support.SetupException;
+import dev.warden.examples.ledger.LedgerSync;
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import dev.warden.quota.Outcome;
@@ -17,9 +18,6 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.quota.ledger.QuarantinedEntry;
-import dev.warden.quota.ledger.ReconciliationReport;
-import dev.warden.quota.ledger.Reconciler;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,31 +25,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import javax.sql.DataSource;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
 /**
- * The billing demo: the seed's scenario end to end in one process. Run it with {@code ./demo.sh}
- * from the repository root; {@code --help} lists the flags.
+ * The billing demo, a test harness: the seed's scenario end to end in one process, run with
+ * {@code ./demo.sh} from the repository root ({@code --help} lists the flags). It launches the servers
+ * (testkit), charges from three channels ({@link Load}) with the pricing of the copyable
+ * {@code ChargeMerchant}, drains and reconciles with the copyable {@code LedgerSync}'s steps, and has
+ * {@link Invariants} check that the money stayed right.
  *
  * <p>{@link #main} exits with the code; {@link #execute} returns it with the {@link Report}, for
  * tests and other callers that must not exit.
@@ -310,11 +303,11 @@ public final class BillingDemo implements Callable<Integer> {
         if (chosen != Lock.NONE) {
             settings.put("warden.lock.backend", chosen.wire());
             String endpoints = switch (chosen) {
-                case REDIS -> redis != null ? redis : matching(fileEndpoints, "redis", "rediss").orElse(quotaEndpoint);
+                case REDIS -> redis != null ? redis : LockEndpoints.matching(fileEndpoints, "redis").orElse(quotaEndpoint);
                 case ETCD -> etcd != null ? SettingsFile.withScheme("etcd", etcd)
-                        : matching(fileEndpoints, "etcd", "etcds").orElseGet(servers::etcd);
+                        : LockEndpoints.matching(fileEndpoints, "etcd").orElseGet(servers::etcd);
                 case ZOOKEEPER -> zookeeper != null ? SettingsFile.withScheme("zookeeper", zookeeper)
-                        : matching(fileEndpoints, "zookeeper").orElseGet(servers::zookeeper);
+                        : LockEndpoints.matching(fileEndpoints, "zookeeper").orElseGet(servers::zookeeper);
                 default -> throw new AssertionError(chosen);
             };
             settings.put("warden.lock.endpoints", endpoints);
@@ -328,8 +321,9 @@ public final class BillingDemo implements Callable<Integer> {
         ignored(chosen);
 
         // The ledger.
-        HikariDataSource ds = closer.add("the ledger's connection pool", ledger());
+        HikariDataSource ds = closer.add("the ledger's connection pool", LedgerDatabase.open(jdbcUrl, jdbcUser, out));
         Ledger.migrate(ds);
+        out.printf("  %-10s ledger schema migrated to the current version (Ledger.migrate)%n", "");
 
         QuotaService quota = closer.add("the quota service", QuotaService.create(settings));
         List<String> accounts = new ArrayList<>();
@@ -369,17 +363,15 @@ public final class BillingDemo implements Callable<Integer> {
         // Drain, reconcile, check.
         out.print("Draining the journal into the ledger ...");
         out.flush();
-        long backlog = drain(consumer);
+        long backlog = LedgerSync.drain(consumer, DRAIN_TIMEOUT);
         out.println(backlog == 0 ? " done." : " gave up with " + backlog + " entries left.");
         out.print("Reconciling Redis with the ledger ...");
         out.flush();
-        ReconciliationReport reconciliation;
-        try (Reconciler reconciler = Reconciler.create(settings, ds)) {
-            reconciliation = reconciler.check();
-        }
+        LedgerSync.Reconciliation reconciliation = LedgerSync.reconcile(settings, ds);
         out.println(" done.");
 
-        report = check(chosen, runId, accounts, quota, ds, l, elapsed, backlog, consumer.stats(), reconciliation);
+        report = new Invariants(ACCOUNT_PREFIX + runId + "-", accounts, initialQuota)
+                .check(chosen.wire(), quota, ds, l, elapsed, backlog, consumer.stats(), reconciliation);
         report.print(out);
         out.flush();
         return report.passed() ? 0 : INVARIANT_FAILED;
@@ -394,190 +386,8 @@ public final class BillingDemo implements Callable<Integer> {
         }
     }
 
-    private static Optional<String> matching(String endpoints, String... schemes) {
-        if (endpoints == null || endpoints.isBlank()) {
-            return Optional.empty();
-        }
-        for (String scheme : schemes) {
-            if (endpoints.trim().startsWith(scheme + "://")) {
-                return Optional.of(endpoints.trim());
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static String label(int i) {
+    /** {@code m00}, {@code m01}, ...: how the report names the i-th merchant. */
+    static String label(int i) {
         return "m" + (i < 10 ? "0" + i : Integer.toString(i));
-    }
-
-    private HikariDataSource ledger() {
-        String url = jdbcUrl;
-        String shown;
-        if (url == null) {
-            Path dir = demoDirectory();
-            Path file = dir.resolve("ledger");
-            try {
-                Files.createDirectories(dir);
-                Files.deleteIfExists(dir.resolve("ledger.mv.db"));
-                Files.deleteIfExists(dir.resolve("ledger.trace.db"));
-            } catch (IOException e) {
-                throw new SetupException("cannot prepare the H2 ledger in " + dir + ": " + e);
-            }
-            url = "jdbc:h2:file:" + file.toAbsolutePath();
-            shown = "H2 file " + file.toAbsolutePath() + ".mv.db (fresh each run, kept afterwards)";
-        } else {
-            shown = Redaction.redact(url);
-        }
-        HikariConfig c = new HikariConfig();
-        c.setJdbcUrl(url);
-        if (jdbcUser != null) {
-            c.setUsername(jdbcUser);
-        }
-        // From the environment only: a command line is readable by every user of the host.
-        String jdbcPassword = System.getenv("WARDEN_JDBC_PASSWORD");
-        if (jdbcPassword != null) {
-            c.setPassword(jdbcPassword);
-        }
-        c.setPoolName("billing-demo-ledger");
-        c.setMaximumPoolSize(4);
-        c.setConnectionTimeout(10_000);
-        HikariDataSource ds;
-        try {
-            ds = new HikariDataSource(c);
-        } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
-            throw new SetupException("cannot open the ledger database " + shown + ": "
-                    + Redaction.redact(e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
-        }
-        out.printf("  %-10s %s%n", "ledger", shown);
-        out.printf("  %-10s ledger schema migrated to the current version (Ledger.migrate)%n", "");
-        return ds;
-    }
-
-    /** {@code -Dwarden.demo.dir} (demo.sh: examples/target/warden-demo), else the temporary directory. */
-    private static Path demoDirectory() {
-        String dir = System.getProperty("warden.demo.dir");
-        if (dir != null && !dir.isBlank()) {
-            return Path.of(dir);
-        }
-        return Path.of(System.getProperty("java.io.tmpdir"), "warden-demo-" + System.getProperty("user.name", "user"));
-    }
-
-    private static long drain(LedgerConsumer consumer) throws InterruptedException {
-        long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-        long backlog = consumer.backlog();
-        while (backlog > 0 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(50);
-            backlog = consumer.backlog();
-        }
-        return backlog;
-    }
-
-    // ---- the invariants ----
-
-    private Report check(Lock chosen, String runId, List<String> accounts, QuotaService quota, DataSource ds, Load l,
-                         Duration elapsed, long backlog, LedgerConsumer.Stats stats,
-                         ReconciliationReport reconciliation) throws SQLException {
-        String prefix = ACCOUNT_PREFIX + runId + "-";
-        Map<String, Long> ledgerBalances = new HashMap<>();
-        long ledgerDeductions;
-        long ledgerEntries;
-        try (Connection c = ds.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT account, balance FROM ledger_accounts WHERE account LIKE ?")) {
-                ps.setString(1, prefix + "%");
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ledgerBalances.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-            }
-            try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM(CASE WHEN kind = 'deduct' THEN amount"
-                    + " ELSE 0 END), 0), COUNT(*) FROM ledger_entries WHERE account LIKE ?")) {
-                ps.setString(1, prefix + "%");
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    ledgerDeductions = rs.getLong(1);
-                    ledgerEntries = rs.getLong(2);
-                }
-            }
-        }
-
-        List<Report.Invariant> invariants = new ArrayList<>();
-        invariants.add(new Report.Invariant("the journal is drained into the ledger (backlog 0)", backlog == 0,
-                String.format(Locale.ROOT, "backlog %d; %,d entries of this run in the ledger", backlog, ledgerEntries)));
-
-        long lowestRedis = Long.MAX_VALUE;
-        long lowestLedger = Long.MAX_VALUE;
-        List<String> negative = new ArrayList<>();
-        List<String> disagree = new ArrayList<>();
-        List<String> unbalanced = new ArrayList<>();
-        long acknowledged = 0;
-        long finals = 0;
-        for (int i = 0; i < accounts.size(); i++) {
-            String a = accounts.get(i);
-            OptionalLong r = quota.balance(a);
-            Long d = ledgerBalances.get(a);
-            long ack = l.acknowledged(i);
-            acknowledged += ack;
-            finals += d == null ? 0 : d;
-            if (r.isPresent()) {
-                lowestRedis = Math.min(lowestRedis, r.getAsLong());
-            }
-            if (d != null) {
-                lowestLedger = Math.min(lowestLedger, d);
-            }
-            if ((r.isPresent() && r.getAsLong() < 0) || (d != null && d < 0)) {
-                negative.add(label(i) + " redis " + text(r) + ", ledger " + d);
-            }
-            if (r.isEmpty() || d == null || r.getAsLong() != d) {
-                disagree.add(label(i) + ": redis " + text(r) + ", ledger " + (d == null ? "absent" : d));
-            }
-            if (d == null || initialQuota - d != ack) {
-                unbalanced.add(label(i) + ": acknowledged " + ack + ", initial − ledger " + (d == null ? "?" : initialQuota - d));
-            }
-        }
-        invariants.add(new Report.Invariant("no balance is negative", negative.isEmpty(), negative.isEmpty()
-                ? String.format(Locale.ROOT, "lowest: Redis %,d, ledger %,d (%d merchants)", lowestRedis, lowestLedger,
-                accounts.size()) : first(negative)));
-        invariants.add(new Report.Invariant("ledger balance = Redis balance, for every merchant", disagree.isEmpty(),
-                disagree.isEmpty() ? accounts.size() + " of " + accounts.size() + " merchants agree"
-                        : disagree.size() + " disagree: " + first(disagree)));
-        long spent = (long) accounts.size() * initialQuota - finals;
-        boolean sums = acknowledged == ledgerDeductions && ledgerDeductions == spent && unbalanced.isEmpty();
-        invariants.add(new Report.Invariant("Σ acknowledged deductions = Σ ledger deductions = Σ (initial − final)", sums,
-                String.format(Locale.ROOT, "%,d = %,d = %,d units%s", acknowledged, ledgerDeductions, spent,
-                        unbalanced.isEmpty() ? "; per merchant too" : "; per merchant: " + first(unbalanced))));
-
-        List<QuarantinedEntry> quarantine = Ledger.quarantine(ds, true);
-        long ours = quarantine.stream().filter(q -> q.account().startsWith(prefix)).count();
-        long others = quarantine.size() - ours;
-        invariants.add(new Report.Invariant("no quarantined entries", ours == 0, ours + " unresolved"
-                + (others > 0 ? " (" + others + " from earlier runs in this database, not counted)" : "")));
-
-        List<ReconciliationReport.Drift> drift = reconciliation.drifted().stream()
-                .filter(d -> d.account().startsWith(prefix)).toList();
-        long otherDrift = reconciliation.drifted().size() - drift.size();
-        String reconciled = String.format(Locale.ROOT, "%d accounts checked, %d drifted, %d journal entries not yet in"
-                        + " the database, %d unresolved quarantined%s", reconciliation.accountsChecked(), drift.size(),
-                reconciliation.unpersistedEntries(), reconciliation.unresolvedQuarantine(),
-                otherDrift > 0 ? " (" + otherDrift + " accounts of earlier runs differ, not counted)" : "");
-        invariants.add(new Report.Invariant("reconciliation finds no drift", drift.isEmpty(), drift.isEmpty()
-                ? reconciliation.accountsChecked() + " accounts checked, 0 drifted" : first(drift.stream().map(d -> d.account() + ": redis " + text(d.redisBalance()) + ", expected "
-                + text(d.expected())).toList())));
-
-        OptionalLong hotRedis = quota.balance(accounts.get(0));
-        String hot = String.format(Locale.ROOT, "m00: %,d → %s units (Redis) / %s (ledger); %,d units acknowledged",
-                initialQuota, hotRedis.isPresent() ? String.format(Locale.ROOT, "%,d", hotRedis.getAsLong()) : "absent",
-                ledgerBalances.containsKey(accounts.get(0)) ? String.format(Locale.ROOT, "%,d", ledgerBalances.get(accounts.get(0)))
-                        : "absent", l.acknowledged(0));
-        return new Report(chosen.wire(), elapsed, l.channels(), l.outcomes(), l.usedUp(), l.stalePrices(), l.errors(),
-                l.retries(), hot, ledgerEntries, backlog, stats, reconciled, invariants);
-    }
-
-    private static String first(List<String> items) {
-        return String.join("; ", items.subList(0, Math.min(5, items.size()))) + (items.size() > 5 ? "; ..." : "");
-    }
-
-    private static String text(OptionalLong v) {
-        return v.isPresent() ? Long.toString(v.getAsLong()) : "absent";
     }
 }

@@ -1,7 +1,6 @@
-package dev.warden.examples;
+package dev.warden.examples.demo;
 
-import dev.warden.examples.billing.BillingDemo;
-import dev.warden.examples.billing.Report;
+import dev.warden.examples.Captured;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
 import org.junit.jupiter.api.AfterAll;

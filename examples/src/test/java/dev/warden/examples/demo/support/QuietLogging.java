@@ -1,4 +1,4 @@
-package dev.warden.examples.support;
+package dev.warden.examples.demo.support;
 
 import java.util.logging.Handler;
 import java.util.logging.Level;
