@@ -4,11 +4,10 @@ import dev.warden.examples.Captured;
 import dev.warden.examples.Config;
 import dev.warden.examples.Settings;
 import dev.warden.quota.QuotaService;
-import dev.warden.testkit.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,20 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The copyable charge, as a user runs it: a settings file naming a real Redis (testkit's) for quotas and lock. */
 class ChargeMerchantTest {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServerExtension server = new RedisServerExtension();
 
     private static String settings(Path dir, String lock) {
-        return Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + redis.uri(),
+        return Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + server.server().uri(),
                 "warden.quota.namespace=charge-" + lock, "warden.quota.lock=" + lock, "warden.quota.lock-wait=2s",
                 "warden.lock.ttl=10s", Settings.PATIENT_QUOTA, Settings.PATIENT_LOCK);
     }

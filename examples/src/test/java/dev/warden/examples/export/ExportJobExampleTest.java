@@ -3,11 +3,10 @@ package dev.warden.examples.export;
 import dev.warden.examples.Await;
 import dev.warden.examples.Captured;
 import dev.warden.examples.Settings;
-import dev.warden.testkit.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -22,20 +21,11 @@ class ExportJobExampleTest {
 
     private static final String KEY = "{export:" + ExportJob.LOCK_NAME + "}:lock";
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServerExtension server = new RedisServerExtension();
 
     private static String settings(Path dir) {
-        return Settings.file(dir, "export.properties", "warden.lock.backend=redis", "warden.lock.endpoints=" + redis.uri(),
+        return Settings.file(dir, "export.properties", "warden.lock.backend=redis", "warden.lock.endpoints=" + server.server().uri(),
                 "warden.lock.namespace=export", "warden.lock.ttl=1s", Settings.PATIENT_LOCK);
     }
 
@@ -49,7 +39,7 @@ class ExportJobExampleTest {
         assertThat(code).as("output:%n%s", out).isZero();
         assertThat(out.text()).contains("9/9 written", "Done: 9 of 9 batches written", "release: RELEASED")
                 .containsPattern("renewed [1-9]\\d* times");
-        assertThat(redis.command("EXISTS", KEY)).isEqualTo(0L);
+        assertThat(server.server().command("EXISTS", KEY)).isEqualTo(0L);
     }
 
     @Test
@@ -62,7 +52,7 @@ class ExportJobExampleTest {
         Await.until(Duration.ofSeconds(30), "the job's first batch", () -> out.text().contains(" 1/80 written") || job.isDone());
         assertThat(job).as("output:%n%s", out).isNotDone();
 
-        assertThat(redis.command("DEL", KEY)).isEqualTo(1L);
+        assertThat(server.server().command("DEL", KEY)).isEqualTo(1L);
 
         assertThat(job.get(15, TimeUnit.SECONDS)).as("output:%n%s", out).isEqualTo(1);
         assertThat(out.text()).contains("LOST", "abandoned mid-write: the lease was lost", "Stopped:", "release: LOST")

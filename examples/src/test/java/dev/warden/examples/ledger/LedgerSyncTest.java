@@ -3,11 +3,10 @@ package dev.warden.examples.ledger;
 import dev.warden.examples.Captured;
 import dev.warden.examples.Settings;
 import dev.warden.examples.charge.ChargeMerchant;
-import dev.warden.testkit.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -26,23 +25,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LedgerSyncTest {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServerExtension server = new RedisServerExtension();
 
     @Test
     @DisplayName("drains every charge into the ledger and reconciles clean: exit 0, balances equal")
     void drainsAndReconciles(@TempDir Path dir) throws Exception {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("ledger").toAbsolutePath();
-        String file = Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + redis.uri(),
+        String file = Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + server.server().uri(),
                 "warden.quota.namespace=sync", "warden.quota.lock=redis", "ledger.jdbc-url=" + jdbcUrl, Settings.PATIENT_QUOTA, Settings.PATIENT_LOCK);
         Captured out = new Captured();
         for (String[] charge : new String[][] {{"merchant-a", "5"}, {"merchant-a", "7"}, {"merchant-b", "2"}}) {
@@ -64,7 +54,7 @@ class LedgerSyncTest {
     @DisplayName("a ledger row changed behind the engine's back: the reconciliation names the account, exit 1")
     void findsDrift(@TempDir Path dir) throws Exception {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("ledger").toAbsolutePath();
-        String file = Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + redis.uri(),
+        String file = Settings.file(dir, "billing.properties", "warden.quota.endpoint=" + server.server().uri(),
                 "warden.quota.namespace=drift", "warden.quota.lock=none", "ledger.jdbc-url=" + jdbcUrl, Settings.PATIENT_QUOTA, Settings.PATIENT_LOCK);
         Captured out = new Captured();
         assertThat(ChargeMerchant.run(new String[] {file, "merchant-c", "5"}, out.stream)).isZero();

@@ -4,11 +4,10 @@ import dev.warden.examples.Captured;
 import dev.warden.examples.Config;
 import dev.warden.examples.Settings;
 import dev.warden.lock.ReleaseOutcome;
-import dev.warden.testkit.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
@@ -19,23 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The copyable quick start, as a user runs it: a settings file naming a real Redis (testkit's). */
 class QuickStartExampleTest {
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        redis.close();
-    }
+    @RegisterExtension
+    static final RedisServerExtension server = new RedisServerExtension();
 
     @Test
     @DisplayName("acquires, writes with its token, sees the older token refused, releases; exit 0")
     void runsFromItsSettingsFile(@TempDir Path dir) throws Exception {
         String file = Settings.file(dir, "redis.properties", "warden.lock.backend=redis",
-                "warden.lock.endpoints=" + redis.uri(), "warden.lock.namespace=quickstart", "warden.lock.ttl=10s", Settings.PATIENT_LOCK);
+                "warden.lock.endpoints=" + server.server().uri(), "warden.lock.namespace=quickstart", "warden.lock.ttl=10s", Settings.PATIENT_LOCK);
         Captured out = new Captured();
 
         int code = QuickStart.run(new String[] {file}, out.stream);
@@ -45,14 +35,14 @@ class QuickStartExampleTest {
                 .containsPattern("fenced write with token [1-9]\\d*: accepted")
                 .containsPattern("write with the older token \\d+: refused")
                 .contains("released: RELEASED");
-        assertThat(redis.command("EXISTS", "{quickstart:daily-report}:lock")).isEqualTo(0L);
+        assertThat(server.server().command("EXISTS", "{quickstart:daily-report}:lock")).isEqualTo(0L);
     }
 
     @Test
     @DisplayName("each grant carries a higher fencing token than the last")
     void tokensIncrease(@TempDir Path dir) throws Exception {
         String file = Settings.file(dir, "redis.properties", "warden.lock.backend=redis",
-                "warden.lock.endpoints=" + redis.uri(), "warden.lock.namespace=tokens", Settings.PATIENT_LOCK);
+                "warden.lock.endpoints=" + server.server().uri(), "warden.lock.namespace=tokens", Settings.PATIENT_LOCK);
         Captured out = new Captured();
 
         QuickStart.Result first = QuickStart.quickStart(Config.load(file), out.stream);
