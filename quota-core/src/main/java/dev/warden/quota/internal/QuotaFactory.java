@@ -12,6 +12,8 @@ import dev.warden.quota.spi.ScriptRunner;
 import dev.warden.redis.internal.RedisFailures;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -48,31 +50,54 @@ public final class QuotaFactory {
         }, Clock.systemUTC());
     }
 
+    /**
+     * A service over a connector the caller owns and closes: two connections of its client, closed with the
+     * service; the client stays the caller's.
+     *
+     * @throws IllegalArgumentException when {@code config} names another Redis than the connector's
+     */
+    public static QuotaService over(RedisConnector connector, QuotaConfig config) {
+        Objects.requireNonNull(connector, "connector");
+        Objects.requireNonNull(config, "config");
+        if (!config.endpoint().equals(connector.config().endpoint())) {
+            throw new IllegalArgumentException("the settings name another Redis than the connector's");
+        }
+        return open(config, new QuotaListener() {
+        }, Clock.systemUTC(), connector, false);
+    }
+
     private static QuotaService open(QuotaConfig config, QuotaListener listener, Clock clock) {
-        RedisConnector connector = RedisConnector.create(config);
+        return open(config, listener, clock, RedisConnector.create(config), true);
+    }
+
+    private static QuotaService open(QuotaConfig config, QuotaListener listener, Clock clock, RedisConnector connector,
+                                     boolean ownsConnector) {
         String endpoint = connector.endpoint();
+        List<RedisConnection> made = new ArrayList<>();
         AccountLocks locks = null;
         try {
             long deadline = System.nanoTime() + config.connectTimeout().toNanos();
             RedisConnection connection = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
+            made.add(connection);
             RedisConnection batch = connector.connectAsync().get(left(deadline), TimeUnit.NANOSECONDS);
+            made.add(batch);
             batch.setAutoFlushCommands(false);
             connector.checkEvictionPolicy(connection);
             new ScriptRunner(connection, config.requestTimeout()).loadAll(Scripts.all()).get(left(deadline), TimeUnit.NANOSECONDS);
             locks = AccountLocks.create(config, listener);
-            return new RedisQuotaService(config, connector, connection, batch, locks, clock);
+            return new RedisQuotaService(config, connector, ownsConnector, connection, batch, locks, clock);
         } catch (InterruptedException e) {
-            shutdown(connector, locks);
+            shutdown(connector, ownsConnector, made, locks);
             throw QuotaException.interrupted("interrupted while connecting to Redis at " + endpoint, e);
         } catch (TimeoutException e) {
-            shutdown(connector, locks);
+            shutdown(connector, ownsConnector, made, locks);
             throw new QuotaException(Reason.UNAVAILABLE, "could not connect to Redis at " + endpoint + " and load the"
                     + " scripts within " + config.connectTimeout().toMillis() + " ms", e);
         } catch (QuotaException e) {
-            shutdown(connector, locks);
+            shutdown(connector, ownsConnector, made, locks);
             throw e;
         } catch (ExecutionException | RuntimeException e) {
-            shutdown(connector, locks);
+            shutdown(connector, ownsConnector, made, locks);
             Throwable cause = RedisFailures.unwrap(e);
             if (cause instanceof QuotaException q) {
                 throw q;
@@ -92,10 +117,15 @@ public final class QuotaFactory {
         return Math.max(0, deadline - System.nanoTime());
     }
 
-    private static void shutdown(RedisConnector connector, AccountLocks locks) {
+    /** Undoes a failed open: the lock client, and the connector when it is the service's own, else its connections. */
+    private static void shutdown(RedisConnector connector, boolean ownsConnector, List<RedisConnection> made, AccountLocks locks) {
         if (locks != null) {
             locks.close();
         }
-        connector.close();
+        if (ownsConnector) {
+            connector.close();
+        } else {
+            made.forEach(connector::disconnect);
+        }
     }
 }

@@ -64,12 +64,20 @@ final class RedisQuotaService implements QuotaService {
     private final SplitLifecycle splits;
     private final Charges charges;
     private final DeductionBatches batches;
+    private final RedisConnection batchConnection;
+    /** Whether closing this service closes the connector (its own) or only its two connections (a borrowed one). */
+    private final boolean ownsConnector;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** Over connections and a lock client already opened (see {@link QuotaFactory}); closes them when closed. */
-    RedisQuotaService(QuotaConfig config, RedisConnector connector, RedisConnection connection,
-                              RedisConnection batchConnection, AccountLocks locks, Clock clock) {
+    /**
+     * Over connections and a lock client already opened (see {@link QuotaFactory}); closes them when closed,
+     * and the connector too when it is the service's own.
+     */
+    RedisQuotaService(QuotaConfig config, RedisConnector connector, boolean ownsConnector, RedisConnection connection,
+                      RedisConnection batchConnection, AccountLocks locks, Clock clock) {
         this.config = config;
+        this.ownsConnector = ownsConnector;
+        this.batchConnection = batchConnection;
         this.layout = config.layout();
         this.connector = connector;
         this.endpoint = connector.endpoint();
@@ -316,7 +324,12 @@ final class RedisQuotaService implements QuotaService {
         }
         deductions.close();
         locks.close();
-        connector.close();
+        if (ownsConnector) {
+            connector.close();
+        } else {
+            connector.disconnect(commands);
+            connector.disconnect(batchConnection);
+        }
     }
 
     @Override

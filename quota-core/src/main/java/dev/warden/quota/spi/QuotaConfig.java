@@ -68,6 +68,15 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         }
     }
 
+    /**
+     * The same engine with no lock around charges and no {@code warden.lock.*} settings: what the ledger
+     * compensates and bootstraps with (it writes under request ids, never prices a charge).
+     */
+    public QuotaConfig withoutLock() {
+        return new QuotaConfig(endpoint, namespace, partitions, idempotencyRetention, requestTimeout, connectTimeout,
+                LockChoice.NONE, lockWait, lockUnavailable, allowEviction, Map.of(), redis);
+    }
+
     public static QuotaConfig from(Properties properties) {
         Map<String, Object> map = new LinkedHashMap<>();
         for (String name : properties.stringPropertyNames()) {

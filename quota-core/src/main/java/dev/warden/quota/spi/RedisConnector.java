@@ -240,6 +240,23 @@ public final class RedisConnector implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Closes one connection this connector made, leaving the client and its other connections open: for a
+     * user of a connector it does not own (a quota service over the ledger's connector, say).
+     */
+    public void disconnect(RedisConnection connection) {
+        synchronized (this) {
+            if (!connections.remove(connection)) {
+                return;
+            }
+        }
+        try {
+            connection.close();
+        } catch (RuntimeException e) {
+            log.debug("closing a Redis connection failed", e);
+        }
+    }
+
     /** Closes every connection, the client and its threads. Idempotent. */
     @Override
     public void close() {

@@ -13,6 +13,7 @@ import dev.warden.quota.ledger.internal.consume.PartitionOwnership;
 import dev.warden.quota.ledger.internal.journal.JournalStreams;
 import dev.warden.quota.ledger.journal.Compensation;
 import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.shared.QuotaServices;
 import dev.warden.quota.spi.QuotaConfig;
 import dev.warden.quota.spi.RedisConnector;
 import io.lettuce.core.RedisException;
@@ -108,8 +109,9 @@ public final class LedgerConsumer implements AutoCloseable {
 
     /**
      * @param quotaSettings the quota service's settings ({@code warden.quota.*}: endpoint, namespace,
-     *                      partitions, timeouts): the consumer connects to the same Redis and compensates
-     *                      through a quota service of its own. Its {@code warden.lock.*} settings choose
+     *                      partitions, timeouts): the consumer opens one Redis client there, and reads the
+     *                      journal and compensates (a quota service without a lock) on connections of that
+     *                      client. Its {@code warden.lock.*} settings choose
      *                      the lock that owns partitions; without a backend, Redis on the quota endpoint.
      * @param dataSource    the ledger database (its schema must be current: {@link Ledger#migrate})
      */
@@ -138,10 +140,8 @@ public final class LedgerConsumer implements AutoCloseable {
             JournalStreams streams = new JournalStreams(connector.connect(), settings.group(), settings.consumerName(),
                     config.requestTimeout());
             queries = new JournalStreams(connector.connect(), settings.group(), null, config.requestTimeout());
-            Map<String, Object> quotaSettings = new HashMap<>(builder.quotaSettings);
-            quotaSettings.keySet().removeIf(k -> k.startsWith("warden.lock."));
-            quotaSettings.put("warden.quota.lock", "none");
-            quota = QuotaService.create(quotaSettings);
+            // Compensations go through the engine on this consumer's client: one Redis client per consumer.
+            quota = QuotaServices.over(connector, config.withoutLock());
             if (builder.locks != null) {
                 locks = builder.locks;
             } else {

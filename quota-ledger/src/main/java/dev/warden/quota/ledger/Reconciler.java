@@ -16,6 +16,7 @@ import dev.warden.quota.ledger.reconcile.BootstrapReport;
 import dev.warden.quota.ledger.reconcile.ReconciliationReport;
 import dev.warden.quota.ledger.reconcile.RepairReport;
 import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.shared.QuotaServices;
 import dev.warden.quota.spi.QuotaConfig;
 import dev.warden.quota.spi.RedisConnector;
 import io.lettuce.core.KeyScanCursor;
@@ -105,14 +106,15 @@ public final class Reconciler implements AutoCloseable {
     private final RedisClusterCommands<String, String> redis;
     private final AccountComparison comparison;
     private final long waitMillis;
-    private final Map<String, Object> quotaSettings;
     private final Duration retention;
+    /** The engine's settings without a lock: bootstrap's compensations carry request ids, never a price. */
+    private final QuotaConfig unlocked;
     /** {@link #MAX_UNPERSISTED}; lower in tests (guarded by this). */
     private long maxUnpersisted = MAX_UNPERSISTED;
     /** For bootstrap's owed compensations, opened on first use (guarded by this). */
     private QuotaService quota;
 
-    private Reconciler(QuotaConfig config, Map<String, ?> quotaSettings, DataSource dataSource, String group) {
+    private Reconciler(QuotaConfig config, DataSource dataSource, String group) {
         this.layout = config.layout();
         this.dataSource = dataSource;
         this.connector = RedisConnector.create(config);
@@ -126,9 +128,7 @@ public final class Reconciler implements AutoCloseable {
         this.waitMillis = config.requestTimeout().multipliedBy(3).plusSeconds(1).toMillis();
         this.comparison = new AccountComparison(layout, streams, waitMillis);
         this.retention = config.idempotencyRetention();
-        this.quotaSettings = new HashMap<>(quotaSettings);
-        this.quotaSettings.keySet().removeIf(k -> k.startsWith("warden.lock."));
-        this.quotaSettings.put("warden.quota.lock", "none");
+        this.unlocked = config.withoutLock();
     }
 
     /** With the consumer group {@value LedgerConsumer#DEFAULT_GROUP}. */
@@ -144,8 +144,7 @@ public final class Reconciler implements AutoCloseable {
     public static Reconciler create(Map<String, ?> quotaSettings, DataSource dataSource, String group) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(group, "group");
-        return new Reconciler(QuotaConfig.from(Objects.requireNonNull(quotaSettings, "quotaSettings")), quotaSettings,
-                dataSource, group);
+        return new Reconciler(QuotaConfig.from(Objects.requireNonNull(quotaSettings, "quotaSettings")), dataSource, group);
     }
 
     // ---- check and repair ----
@@ -352,7 +351,7 @@ public final class Reconciler implements AutoCloseable {
     /** The quota service bootstrap makes owed compensations with (no lock), opened on first use. */
     private QuotaService quota() {
         if (quota == null) {
-            quota = QuotaService.create(quotaSettings);
+            quota = QuotaServices.over(connector, unlocked);
         }
         return quota;
     }
