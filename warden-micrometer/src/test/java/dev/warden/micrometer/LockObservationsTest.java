@@ -24,7 +24,7 @@ class LockObservationsTest {
 
     LockClient client(String namespace) {
         return LockClient.create(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.server().uri(),
-                "warden.lock.namespace", namespace));
+                "warden.lock.namespace", namespace, "warden.lock.connect-timeout", "20s"));
     }
 
     @Test

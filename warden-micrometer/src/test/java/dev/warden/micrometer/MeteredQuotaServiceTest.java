@@ -37,7 +37,8 @@ class MeteredQuotaServiceTest {
     void setUp() {
         meters = new SimpleMeterRegistry();
         observations = TestObservationRegistry.create();
-        quota = new MeteredQuotaService(QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri())),
+        quota = new MeteredQuotaService(QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.connect-timeout", "20s")),
                 meters, observations, Tags.of("app", "test"));
     }
 

@@ -38,7 +38,9 @@ class MicrometerLedgerListenerTest {
         String namespace = "ledger-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> settings = Map.of("warden.quota.endpoint", redis.server().uri(),
                 "warden.quota.namespace", namespace, "warden.quota.partitions", "2",
-                "warden.lock.namespace", namespace, "warden.lock.ttl", "5s");
+                "warden.lock.namespace", namespace, "warden.lock.ttl", "5s",
+                // Connecting is not what this test measures: patient enough for a cold JVM on a loaded host.
+                "warden.quota.connect-timeout", "20s", "warden.lock.connect-timeout", "20s");
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:meters-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         Ledger.migrate(ds);

@@ -50,7 +50,9 @@ class MicrometerLockObserverTest {
                 "warden.lock.endpoints", redis.server().uri(),
                 "warden.lock.namespace", namespace,
                 "warden.lock.ttl", ttl,
-                "warden.lock.request-timeout", "300ms"), new MicrometerLockObserver(registry, Tags.of("backend", "redis"), names));
+                "warden.lock.request-timeout", "300ms",
+                // Connecting is not what these tests measure: patient enough for a cold JVM on a loaded host.
+                "warden.lock.connect-timeout", "20s"), new MicrometerLockObserver(registry, Tags.of("backend", "redis"), names));
     }
 
     double lost(String reason) {
@@ -106,7 +108,8 @@ class MicrometerLockObserverTest {
 
             SimpleMeterRegistry named = new SimpleMeterRegistry();
             try (LockClient locks = LockClient.create(Map.of("warden.lock.backend", "redis",
-                    "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace),
+                    "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace,
+                    "warden.lock.connect-timeout", "20s"),
                     new MicrometerLockObserver(named, Tags.empty(), LockNameTag.INCLUDE))) {
                 locks.lock("merchant:3").acquire().release();
             }

@@ -34,7 +34,7 @@ class WithLockTest {
                 .withConfiguration(AutoConfigurations.of(WardenLockAutoConfiguration.class))
                 .withUserConfiguration(configuration)
                 .withPropertyValues("warden.lock.backend=redis", "warden.lock.endpoints=" + redis.server().uri(),
-                        "warden.lock.namespace=" + namespace, "billing.wait=150ms");
+                        "warden.lock.namespace=" + namespace, "billing.wait=150ms", "warden.lock.connect-timeout=20s");
     }
 
     static Throwable rootCause(Throwable t) {
