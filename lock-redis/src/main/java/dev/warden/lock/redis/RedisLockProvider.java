@@ -2,12 +2,12 @@ package dev.warden.lock.redis;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.redis.internal.AddressMap;
-import dev.warden.lock.redis.internal.Credentials;
-import dev.warden.lock.redis.internal.Endpoints;
 import dev.warden.lock.redis.internal.RedisDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
+import dev.warden.redis.internal.RedisAccess;
+import dev.warden.redis.internal.RedisEndpoint;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -58,18 +58,17 @@ public final class RedisLockProvider implements LockProvider {
 
     @Override
     public Set<String> optionNames() {
-        Set<String> names = new java.util.HashSet<>(Credentials.OPTIONS);
-        names.addAll(Credentials.TLS_OPTIONS);
+        Set<String> names = new java.util.HashSet<>(RedisAccess.LOGIN_OPTIONS);
+        names.addAll(RedisAccess.TLS_OPTIONS);
         names.add(AddressMap.OPTION);
         return Set.copyOf(names);
     }
 
     @Override
     public List<String> validate(LockConfig config) {
-        List<String> problems = new ArrayList<>(Endpoints.problems(config.endpoints()));
+        List<String> problems = new ArrayList<>(RedisEndpoint.problems(config.endpoints()));
         problems.addAll(AddressMap.problems(config.option(AddressMap.OPTION).orElse(null)));
-        problems.addAll(Credentials.problems(config.endpoints(), config.options(), System::getenv));
-        problems.addAll(Credentials.tlsProblems(config.endpoints(), config.options(), System::getenv));
+        problems.addAll(RedisAccess.problems(RedisDriver.SETTINGS, config.endpoints(), config.options(), System::getenv));
         return problems;
     }
 

@@ -3,9 +3,9 @@ package dev.warden.quota.spi;
 import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
 import dev.warden.quota.QuotaException;
+import dev.warden.redis.internal.RedisAccess;
+import dev.warden.redis.internal.RedisEndpoint;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.SortedSet;
@@ -28,22 +27,24 @@ import java.util.stream.Collectors;
 public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
                           Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
                           LockUnavailable lockUnavailable, boolean allowEviction, Map<String, Object> lockSettings,
-                          RedisCredentials redis) {
+                          RedisAccess redis) {
 
     public static final String PREFIX = "warden.quota.";
     private static final String LOCK_PREFIX = "warden.lock.";
-    private static final Set<String> KEYS = Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
-            "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction",
-            "redis.username", "redis.password", "redis.password-file", "redis.password-env",
-            "redis.tls.trust-store", "redis.tls.trust-store-password", "redis.tls.trust-store-password-file",
-            "redis.tls.trust-store-password-env", "redis.tls.key-store", "redis.tls.key-store-password",
-            "redis.tls.key-store-password-file", "redis.tls.key-store-password-env", "redis.sentinel.username",
-            "redis.sentinel.password", "redis.sentinel.password-file", "redis.sentinel.password-env");
+    private static final Set<String> KEYS = keys();
     /** The credential and TLS settings, shared with the Redis lock when it follows the quota endpoint. */
     private static final List<String> CREDENTIALS = KEYS.stream().filter(k -> k.startsWith("redis."))
             .map(k -> k.substring("redis.".length())).sorted().toList();
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)*");
     private static final int MAX_NAMESPACE = 64;
+
+    private static Set<String> keys() {
+        Set<String> keys = new TreeSet<>(Set.of("endpoint", "namespace", "partitions", "idempotency-retention",
+                "request-timeout", "connect-timeout", "lock", "lock-wait", "lock-unavailable", "allow-eviction"));
+        RedisAccess.LOGIN_OPTIONS.forEach(k -> keys.add("redis." + k));
+        RedisAccess.TLS_OPTIONS.forEach(k -> keys.add("redis." + k));
+        return Set.copyOf(keys);
+    }
 
     /** What {@code charge} does when its lock backend fails. */
     public enum LockUnavailable {
@@ -115,50 +116,22 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
             try {
                 RedisEndpoint.parse(endpoint);
             } catch (IllegalArgumentException e) {
-                problems.add(PREFIX + "endpoint " + e.getMessage());
+                problems.add(PREFIX + "endpoint: " + e.getMessage());
             }
         }
-        RedisCredentials credentials = RedisCredentials.NONE;
-        try {
-            Map<String, String> prefixed = new LinkedHashMap<>();
-            own.forEach((k, v) -> prefixed.put(PREFIX + k, v));
-            Optional<String> password = WardenSettings.secret(prefixed, PREFIX + "redis.password", System::getenv);
-            Optional<String> username = Optional.ofNullable(own.get("redis.username")).filter(u -> !u.isEmpty());
-            if (username.isPresent() && password.isEmpty()) {
-                problems.add(PREFIX + "redis.username needs a password (" + PREFIX + "redis.password, password-file or"
-                        + " password-env)");
+        RedisAccess credentials = RedisAccess.none(PREFIX + "redis.");
+        Map<String, String> access = new LinkedHashMap<>();
+        own.forEach((k, v) -> {
+            if (k.startsWith("redis.")) {
+                access.put(k.substring("redis.".length()), v);
             }
-            if (password.isPresent() && endpoint != null && !Redaction.redact(endpoint).equals(endpoint)) {
-                problems.add(PREFIX + "endpoint carries credentials and " + PREFIX + "redis.password is set too: keep one");
-            }
-            Optional<Path> trustStore = Optional.ofNullable(own.get("redis.tls.trust-store")).map(Path::of);
-            Optional<Path> keyStore = Optional.ofNullable(own.get("redis.tls.key-store")).map(Path::of);
-            for (Optional<Path> store : List.of(trustStore, keyStore)) {
-                store.filter(p -> !Files.isReadable(p)).ifPresent(p -> problems.add(PREFIX + "redis.tls: '" + p
-                        + "' is not a readable file"));
-            }
-            if ((trustStore.isPresent() || keyStore.isPresent()) && endpoint != null
-                    && !endpoint.trim().toLowerCase(Locale.ROOT).startsWith("rediss")) {
-                problems.add(PREFIX + "redis.tls.* is set but the endpoint is not rediss://, rediss-sentinel:// or"
-                        + " rediss-cluster://");
-            }
-            Optional<String> sentinelPassword = WardenSettings.secret(prefixed, PREFIX + "redis.sentinel.password", System::getenv);
-            Optional<String> sentinelUsername = Optional.ofNullable(own.get("redis.sentinel.username")).filter(u -> !u.isEmpty());
-            if (sentinelUsername.isPresent() && sentinelPassword.isEmpty()) {
-                problems.add(PREFIX + "redis.sentinel.username needs a password (" + PREFIX + "redis.sentinel.password,"
-                        + " sentinel.password-file or sentinel.password-env)");
-            }
-            if ((sentinelUsername.isPresent() || sentinelPassword.isPresent()) && endpoint != null
-                    && !endpoint.trim().toLowerCase(Locale.ROOT).matches("rediss?-sentinel:.*")) {
-                problems.add(PREFIX + "redis.sentinel.* settings apply to a redis-sentinel:// endpoint only");
-            }
-            credentials = new RedisCredentials(username, password, trustStore,
-                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.trust-store-password", System::getenv), keyStore,
-                    WardenSettings.secret(prefixed, PREFIX + "redis.tls.key-store-password", System::getenv),
-                    sentinelUsername, sentinelPassword);
-        } catch (IllegalArgumentException e) {
-            problems.add(e.getMessage());
+        });
+        List<String> endpoints = endpoint == null ? List.of() : List.of(endpoint);
+        List<String> accessProblems = RedisAccess.problems(PREFIX + "redis.", endpoints, access, System::getenv);
+        if (accessProblems.isEmpty()) {
+            credentials = RedisAccess.read(PREFIX + "redis.", access, System::getenv);
         }
+        problems.addAll(accessProblems);
         String namespace = own.getOrDefault("namespace", "");
         String nsProblem = namespaceProblem(namespace);
         if (nsProblem != null) {

@@ -3,6 +3,7 @@ package dev.warden.quota.spi;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.redis.internal.LettuceClients;
+import dev.warden.redis.internal.RedisEndpoint;
 import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -68,7 +69,7 @@ public final class RedisConnector implements AutoCloseable {
             endpoint = RedisEndpoint.parse(config.endpoint());
         } catch (IllegalArgumentException e) {
             throw new QuotaException(Reason.CONFIGURATION, "invalid quota configuration: " + QuotaConfig.PREFIX
-                    + "endpoint " + e.getMessage(), e);
+                    + "endpoint: " + e.getMessage(), e);
         }
         for (RedisURI uri : endpoint.uris()) {
             // Bounds the connection handshake (HELLO, AUTH, SELECT) and the sentinels' answer.

@@ -6,6 +6,7 @@ import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.redis.internal.RedisAccess;
 import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
@@ -37,6 +38,8 @@ import reactor.core.Disposable;
  */
 public final class RedisDriver implements HandOffDriver {
 
+    /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
+    public static final String SETTINGS = "warden.lock.redis.";
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
 
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
@@ -75,47 +78,42 @@ public final class RedisDriver implements HandOffDriver {
      *         left running
      */
     public static RedisDriver open(LockConfig config) {
-        Topology topology = Endpoints.topology(config.endpoints());
+        Topology topology = Topology.of(config.endpoints());
         String endpoint = topology.describe();
-        Credentials credentials;
-        Credentials sentinelCredentials;
-        Tls tls;
+        RedisAccess access;
         try {
-            credentials = Credentials.of(config.options(), System::getenv);
-            sentinelCredentials = Credentials.sentinelOf(config.options(), System::getenv);
-            tls = Tls.of(config.options(), System::getenv);
+            access = RedisAccess.read(SETTINGS, config.options(), System::getenv);
         } catch (IllegalArgumentException e) {
             throw new LockException(LockException.Reason.CONFIGURATION, "invalid Redis lock configuration: " + e.getMessage());
         }
         if (topology instanceof Topology.Standalone s) {
-            credentials.applyTo(s.uri());
+            access.applyTo(s.uri());
         } else if (topology instanceof Topology.Sentinel s) {
-            credentials.applyTo(s.uri());
-            s.uri().getSentinels().forEach(sentinelCredentials::applyTo);
+            access.applyTo(s.uri()); // and the sentinels' own login on its sentinels
         } else if (topology instanceof Topology.Cluster c) {
-            c.seeds().forEach(credentials::applyTo);
+            c.seeds().forEach(access::applyTo);
         }
         long deadline = System.nanoTime() + config.connectTimeout().toNanos();
         try {
-            return connect(config, topology, endpoint, tls, deadline);
+            return connect(config, topology, endpoint, access, deadline);
         } catch (LockException e) {
             if (!RedisFailures.handshakeLost(e) || left(deadline) <= 0) {
                 throw e;
             }
             // Lettuce lost the handshake's outcome (the server's refusal among it): once more, to learn it.
             log.debug("the connection handshake to Redis at {} ended before Lettuce read its outcome; connecting once more", endpoint);
-            return connect(config, topology, endpoint, tls, deadline);
+            return connect(config, topology, endpoint, access, deadline);
         }
     }
 
     /** One attempt to connect both connections and load the scripts by {@code deadline}. */
-    private static RedisDriver connect(LockConfig config, Topology topology, String endpoint, Tls tls, long deadline) {
+    private static RedisDriver connect(LockConfig config, Topology topology, String endpoint, RedisAccess access, long deadline) {
         Duration connectTimeout = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), left(deadline)));
         ClientResources resources = Connections.resources(AddressMap.parse(
                 config.option(AddressMap.OPTION).orElse(null), new java.util.ArrayList<>()));
         Connections.Opening opening;
         try {
-            opening = Connections.open(topology, resources, connectTimeout, config.requestTimeout(), tls.sslOptions());
+            opening = Connections.open(topology, resources, connectTimeout, config.requestTimeout(), access.sslOptions());
         } catch (RuntimeException e) {
             shutdownResources(resources);
             // A handshake refused at once (a wrong password) can fail here, before there is anything to await.

@@ -1,12 +1,12 @@
 package dev.warden.lock.redis.internal;
 
+import dev.warden.redis.internal.RedisEndpoint;
 import io.lettuce.core.RedisURI;
 
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
- * Which Redis deployment the endpoints name, parsed from them by {@link Endpoints}: one server, a
+ * Which Redis deployment the endpoints name ({@link RedisEndpoint} reads them): one server, a
  * Sentinel-monitored primary, or a Cluster reached through seed nodes. Each says how it is named in
  * messages (never with credentials) and how release messages travel.
  */
@@ -27,19 +27,27 @@ sealed interface Topology {
         }
     }
 
+    /**
+     * The topology of endpoints that {@link RedisEndpoint#problems} accepted.
+     *
+     * @throws IllegalArgumentException naming every problem when it did not
+     */
+    static Topology of(List<String> endpoints) {
+        RedisEndpoint e = RedisEndpoint.parse(endpoints);
+        return switch (e.kind()) {
+            case SERVER -> new Standalone(e.uris().get(0), e.toString());
+            case SENTINEL -> new Sentinel(e.uris().get(0), e.toString());
+            case CLUSTER -> new Cluster(e.uris(), e.toString());
+        };
+    }
+
     /** {@code redis://host:port[/db]}, {@code redis-sentinel://s1,s2/master} or {@code redis-cluster://n1,n2}, without credentials. */
     String describe();
 
     Channels channels();
 
     /** One server: {@code redis://} or {@code rediss://}. */
-    record Standalone(RedisURI uri) implements Topology {
-        @Override
-        public String describe() {
-            return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort()
-                    + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
-        }
-
+    record Standalone(RedisURI uri, String describe) implements Topology {
         @Override
         public Channels channels() {
             return Channels.PLAIN;
@@ -47,13 +55,7 @@ sealed interface Topology {
     }
 
     /** A primary found through Sentinels: a Lettuce Sentinel URI (its sentinels and master name). */
-    record Sentinel(RedisURI uri) implements Topology {
-        @Override
-        public String describe() {
-            return (uri.isSsl() ? "rediss-sentinel://" : "redis-sentinel://") + uri.getSentinels().stream()
-                    .map(s -> s.getHost() + ":" + s.getPort()).collect(Collectors.joining(",")) + "/" + uri.getSentinelMasterId();
-        }
-
+    record Sentinel(RedisURI uri, String describe) implements Topology {
         @Override
         public Channels channels() {
             return Channels.PLAIN;
@@ -61,15 +63,9 @@ sealed interface Topology {
     }
 
     /** A Cluster, discovered from its seed nodes. */
-    record Cluster(List<RedisURI> seeds) implements Topology {
+    record Cluster(List<RedisURI> seeds, String describe) implements Topology {
         public Cluster {
             seeds = List.copyOf(seeds);
-        }
-
-        @Override
-        public String describe() {
-            return (seeds.get(0).isSsl() ? "rediss-cluster://" : "redis-cluster://")
-                    + seeds.stream().map(s -> s.getHost() + ":" + s.getPort()).collect(Collectors.joining(","));
         }
 
         @Override

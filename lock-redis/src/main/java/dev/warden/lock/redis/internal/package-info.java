@@ -1,12 +1,12 @@
 /**
  * The Redis driver behind {@link dev.warden.lock.redis.RedisLockProvider}: {@link RedisDriver}, a
  * {@link dev.warden.lock.spi.HandOffDriver} that can release a lock and grant it to the next waiter of
- * the same client in one script. Around it: the topology the endpoints name ({@link Endpoints},
- * {@code Topology}, {@link AddressMap}) and its Lettuce connections ({@code Connections}); the lock
+ * the same client in one script. Around it: the topology the endpoints name
+ * ({@code Topology}, {@link AddressMap}) and its Lettuce connections ({@code Connections}); the lock
  * scripts ({@code Scripts}, {@code Keys}) and the deadline and retries around every call
  * ({@code Calls}); one contender's polls and its wait for a release message ({@code RedisAttempt},
- * {@code Subscriptions}); and the login and TLS settings ({@link Credentials}, {@code Tls}). What it
- * shares with the quota engine about Redis is in warden-redis's {@code dev.warden.redis.internal}.
+ * {@code Subscriptions}). What it shares with the quota engine about Redis (reading the endpoints,
+ * the login and TLS settings, client options, failures) is in warden-redis's {@code dev.warden.redis.internal}.
  * Internal to Warden: no compatibility promise.
  */
 package dev.warden.lock.redis.internal;

@@ -1,73 +1,111 @@
-package dev.warden.lock.redis.internal;
+package dev.warden.redis.internal;
 
 import dev.warden.lock.Redaction;
-import dev.warden.redis.internal.UserInfo;
 import io.lettuce.core.RedisURI;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
- * Parses and checks the endpoints setting into a {@link Topology}, and names endpoints in messages
- * without their credentials. One documented form per topology:
+ * The one reading of a Redis endpoint setting, for the lock backend ({@code warden.lock.endpoints}) and
+ * the quota engine ({@code warden.quota.endpoint}) alike, so one value serves both. One form per
+ * deployment:
  * <ul>
  *   <li>one server: {@code redis://[[user]:password@]host[:port][/database]} ({@code rediss://} for TLS);</li>
  *   <li>Sentinel: {@code redis-sentinel://[[user]:password@]s1[:port],s2[:port],.../<master name>}
- *       ({@code rediss-sentinel://} for TLS; sentinel port 26379 by default; credentials are the data
+ *       ({@code rediss-sentinel://}; sentinel port 26379 by default; the credentials are the data
  *       nodes');</li>
- *   <li>Cluster: {@code redis-cluster://[[user]:password@]n1[:port],n2[:port],...} (seed nodes;
- *       {@code rediss-cluster://} for TLS).</li>
+ *   <li>Cluster: {@code redis-cluster://[[user]:password@]n1[:port],n2[:port],...}, seed nodes
+ *       ({@code rediss-cluster://}).</li>
  * </ul>
- * The endpoints setting is split at commas before it gets here, so the host list of one Sentinel or
- * Cluster URI arrives as several entries; each may also repeat the scheme (the form
- * {@code LockClient.create(URI)} produces). They are joined again.
+ * A setting split at its commas arrives as several entries, each of which may repeat the scheme (the
+ * form {@code LockClient.create(URI)} produces); they are joined again. Every problem is named, never
+ * with the endpoint's credentials. Immutable, but {@link #uris()} are new Lettuce URIs for each parse,
+ * which the caller configures (timeouts, logins) before connecting.
  */
-public final class Endpoints {
+public final class RedisEndpoint {
+
+    /** The deployment an endpoint names. */
+    public enum Kind { SERVER, SENTINEL, CLUSTER }
 
     private static final String FORMS = "redis://host:port, redis-sentinel://s1:26379,s2:26379/<master name> or"
             + " redis-cluster://n1:6379,n2:6379";
 
-    private Endpoints() {
+    private final Kind kind;
+    private final List<RedisURI> uris;
+    private final String described;
+
+    private RedisEndpoint(Kind kind, List<RedisURI> uris, String described) {
+        this.kind = kind;
+        this.uris = List.copyOf(uris);
+        this.described = described;
     }
 
-    /** Every problem with the configured endpoints; empty when they name one usable topology. */
-    public static List<String> problems(List<String> endpoints) {
+    /** Every problem with {@code entries}; empty when they name one usable deployment. */
+    public static List<String> problems(List<String> entries) {
         List<String> problems = new ArrayList<>();
-        parse(endpoints, problems);
+        read(entries, problems);
         return problems;
     }
 
-    /** The topology of endpoints that {@link #problems} accepted. */
-    static Topology topology(List<String> endpoints) {
+    /**
+     * The deployment {@code entries} name.
+     *
+     * @throws IllegalArgumentException naming every problem, without credentials
+     */
+    public static RedisEndpoint parse(List<String> entries) {
         List<String> problems = new ArrayList<>();
-        Topology topology = parse(endpoints, problems);
+        RedisEndpoint endpoint = read(entries, problems);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", problems));
         }
-        return topology;
+        return endpoint;
     }
 
-    private static Topology parse(List<String> given, List<String> problems) {
-        // One entry may still hold a whole host list (a LockConfig built by hand).
-        List<String> endpoints = given.stream().flatMap(e -> java.util.Arrays.stream(e.split(","))).map(String::trim)
-                .filter(e -> !e.isEmpty()).toList();
-        if (endpoints.isEmpty()) {
+    /** {@link #parse(List)} of one setting's text. */
+    public static RedisEndpoint parse(String text) {
+        return parse(text == null ? List.of() : List.of(text));
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The server's URI, the Sentinel URI (its sentinels and master name), or a Cluster's seeds. */
+    public List<RedisURI> uris() {
+        return uris;
+    }
+
+    /** {@code redis://host:port[/db]}, {@code redis-sentinel://s1,s2/master} or {@code redis-cluster://n1,n2}, without credentials. */
+    @Override
+    public String toString() {
+        return described;
+    }
+
+    private static RedisEndpoint read(List<String> given, List<String> problems) {
+        // One entry may still hold a whole host list.
+        List<String> entries = (given == null ? List.<String>of() : given).stream()
+                .filter(e -> e != null).flatMap(e -> Arrays.stream(e.split(",")))
+                .map(String::trim).filter(e -> !e.isEmpty()).toList();
+        if (entries.isEmpty()) {
             problems.add("no Redis endpoint: configure " + FORMS);
             return null;
         }
-        String first = endpoints.get(0);
+        String first = entries.get(0);
         String scheme = schemeOf(first);
         if (scheme == null) {
             problems.add("endpoint '" + redact(first) + "' is not a Redis URI (" + FORMS + ")");
             return null;
         }
         return switch (scheme) {
-            case "redis", "rediss" -> standalone(endpoints, problems);
-            case "redis-sentinel", "rediss-sentinel" -> sentinel(scheme, endpoints, problems);
-            case "redis-cluster", "rediss-cluster" -> cluster(scheme, endpoints, problems);
+            case "redis", "rediss" -> server(entries, problems);
+            case "redis-sentinel", "rediss-sentinel" -> sentinel(scheme, entries, problems);
+            case "redis-cluster", "rediss-cluster" -> cluster(scheme, entries, problems);
             default -> {
                 problems.add("endpoint '" + redact(first) + "' has the scheme '" + scheme + "': use " + FORMS);
                 yield null;
@@ -75,26 +113,27 @@ public final class Endpoints {
         };
     }
 
-    private static Topology standalone(List<String> endpoints, List<String> problems) {
-        if (endpoints.size() != 1) {
-            problems.add("several Redis endpoints (" + endpoints.size() + ") name no topology: use one redis:// endpoint,"
+    private static RedisEndpoint server(List<String> entries, List<String> problems) {
+        if (entries.size() != 1) {
+            problems.add("several Redis endpoints (" + entries.size() + ") name no topology: use one redis:// endpoint,"
                     + " redis-sentinel://s1:26379,s2:26379/<master name> for Sentinel, or redis-cluster://n1:6379,n2:6379"
                     + " for a Cluster");
         }
         RedisURI result = null;
-        for (String endpoint : endpoints) {
-            String shown = redact(endpoint);
-            String authority = authorityOf(endpoint);
-            if (authority != null && !authority.isEmpty() && HostList.hostPort(authority, 6379) == null) {
+        for (String entry : entries) {
+            String shown = redact(entry);
+            String authority = authorityOf(entry);
+            if (authority != null && !authority.isEmpty() && HostPort.parse(authority, 6379) == null) {
                 // Lettuce would take "127.0.0.1:notaport" for a host name and fail only at connect.
                 problems.add("endpoint '" + shown + "': '" + redact(authority) + "' is not host[:port] with a port 1..65535");
                 continue;
             }
             RedisURI uri;
             try {
-                uri = RedisURI.create(endpoint);
+                uri = RedisURI.create(entry);
             } catch (RuntimeException e) {
-                String why = e.getMessage() == null ? e.toString() : redact(e.getMessage().replace(endpoint, shown));
+                // No cause kept: Lettuce's message may quote the URI with its password.
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : redact(e.getMessage().replace(entry, shown));
                 problems.add("endpoint '" + shown + "' is not a Redis URI (redis://[[user]:password@]host[:port][/database]"
                         + " or rediss://...): " + why);
                 continue;
@@ -104,70 +143,106 @@ public final class Endpoints {
             } else if (uri.getHost() == null || uri.getHost().isBlank() || uri.getHost().contains(",")) {
                 problems.add("endpoint '" + shown + "' does not name one host: use redis://host:port, or"
                         + " redis-cluster://n1,n2 for a Cluster");
-            } else if (!schemeOf(endpoint).startsWith("redis")) {
+            } else if (!schemeOf(entry).startsWith("redis")) {
                 problems.add("endpoint '" + shown + "' is not a redis:// endpoint");
             } else if (result == null) {
                 result = uri;
             }
         }
-        return problems.isEmpty() ? new Topology.Standalone(result) : null;
+        if (!problems.isEmpty()) {
+            return null;
+        }
+        return new RedisEndpoint(Kind.SERVER, List.of(result), (result.isSsl() ? "rediss://" : "redis://") + result.getHost()
+                + ":" + result.getPort() + (result.getDatabase() == 0 ? "" : "/" + result.getDatabase()));
     }
 
-    private static Topology sentinel(String scheme, List<String> endpoints, List<String> problems) {
-        HostList hosts = HostList.parse(scheme, endpoints, 26379, problems);
+    private static RedisEndpoint sentinel(String scheme, List<String> entries, List<String> problems) {
+        HostList hosts = HostList.parse(scheme, entries, 26379, problems);
         if (hosts == null) {
             return null;
         }
         String master = hosts.path.startsWith("/") ? hosts.path.substring(1) : hosts.path;
         if (master.isEmpty() || master.contains("/")) {
-            problems.add("endpoint '" + redact(String.join(",", endpoints)) + "' names no master: use "
+            problems.add("endpoint '" + redact(String.join(",", entries)) + "' names no master: use "
                     + scheme + "://s1:26379,s2:26379/<master name>");
             return null;
         }
-        RedisURI.Builder b = RedisURI.Builder.sentinel(hosts.hosts.get(0).host, hosts.hosts.get(0).port,
-                URLDecoder.decode(master, StandardCharsets.UTF_8));
+        String masterName = URLDecoder.decode(master, StandardCharsets.UTF_8);
+        RedisURI.Builder b = RedisURI.Builder.sentinel(hosts.hosts.get(0).host, hosts.hosts.get(0).port, masterName);
         for (HostPort h : hosts.hosts.subList(1, hosts.hosts.size())) {
             b.withSentinel(h.host, h.port);
         }
-        hosts.credentials(b);
+        UserInfo.applyTo(b, hosts.userInfo);
         b.withSsl(scheme.startsWith("rediss"));
-        return new Topology.Sentinel(b.build());
+        return new RedisEndpoint(Kind.SENTINEL, List.of(b.build()), scheme + "://" + hosts.described() + "/" + masterName);
     }
 
-    private static Topology cluster(String scheme, List<String> endpoints, List<String> problems) {
-        HostList hosts = HostList.parse(scheme, endpoints, 6379, problems);
+    private static RedisEndpoint cluster(String scheme, List<String> entries, List<String> problems) {
+        HostList hosts = HostList.parse(scheme, entries, 6379, problems);
         if (hosts == null) {
             return null;
         }
         if (!hosts.path.isEmpty() && !hosts.path.equals("/")) {
-            problems.add("endpoint '" + redact(String.join(",", endpoints)) + "' names a database or path: a Cluster has"
+            problems.add("endpoint '" + redact(String.join(",", entries)) + "' names a database or path: a Cluster has"
                     + " only database 0; use " + scheme + "://n1:6379,n2:6379");
             return null;
         }
         List<RedisURI> seeds = new ArrayList<>();
         for (HostPort h : hosts.hosts) {
             RedisURI.Builder b = RedisURI.Builder.redis(h.host, h.port);
-            hosts.credentials(b);
+            UserInfo.applyTo(b, hosts.userInfo);
             b.withSsl(scheme.startsWith("rediss"));
             seeds.add(b.build());
         }
-        return new Topology.Cluster(seeds);
+        return new RedisEndpoint(Kind.CLUSTER, seeds, scheme + "://" + hosts.described());
     }
 
     private record HostPort(String host, int port) {
+
+        /** {@code host[:port]} or {@code [v6]:port}, or null when it is not one. */
+        static HostPort parse(String authority, int defaultPort) {
+            String host;
+            String port = null;
+            if (authority.startsWith("[")) {
+                int close = authority.indexOf(']');
+                if (close < 0) {
+                    return null;
+                }
+                host = authority.substring(1, close);
+                if (close + 1 < authority.length()) {
+                    if (authority.charAt(close + 1) != ':') {
+                        return null;
+                    }
+                    port = authority.substring(close + 2);
+                }
+            } else {
+                int colon = authority.lastIndexOf(':');
+                host = colon < 0 ? authority : authority.substring(0, colon);
+                port = colon < 0 ? null : authority.substring(colon + 1);
+            }
+            if (host.isBlank() || host.contains(":") && !authority.startsWith("[")) {
+                return null;
+            }
+            try {
+                int p = port == null ? defaultPort : Integer.parseInt(port);
+                return p < 1 || p > 65535 ? null : new HostPort(host, p);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
     }
 
-    /** The host list of one Sentinel or Cluster URI, its credentials and its path. */
+    /** The host list of one Sentinel or Cluster URI, its user-info and its path. */
     private record HostList(String userInfo, List<HostPort> hosts, String path) {
 
-        static HostList parse(String scheme, List<String> endpoints, int defaultPort, List<String> problems) {
-            String shownAll = redact(String.join(",", endpoints));
+        static HostList parse(String scheme, List<String> entries, int defaultPort, List<String> problems) {
+            String shownAll = redact(String.join(",", entries));
             String userInfo = null;
             String path = null;
             List<HostPort> hosts = new ArrayList<>();
             int before = problems.size();
-            for (int i = 0; i < endpoints.size(); i++) {
-                String entry = endpoints.get(i).trim();
+            for (int i = 0; i < entries.size(); i++) {
+                String entry = entries.get(i);
                 String entryScheme = schemeOf(entry);
                 String rest;
                 if (entryScheme != null) {
@@ -204,9 +279,9 @@ public final class Endpoints {
                     }
                     path = p;
                 }
-                HostPort h = hostPort(authority, defaultPort);
+                HostPort h = HostPort.parse(authority, defaultPort);
                 if (h == null) {
-                    problems.add("endpoint '" + shownAll + "': '" + authority + "' is not host[:port]");
+                    problems.add("endpoint '" + shownAll + "': '" + redact(authority) + "' is not host[:port]");
                 } else {
                     hosts.add(h);
                 }
@@ -221,39 +296,8 @@ public final class Endpoints {
             return new HostList(userInfo, List.copyOf(hosts), path == null ? "" : path);
         }
 
-        void credentials(RedisURI.Builder b) {
-            UserInfo.applyTo(b, userInfo);
-        }
-
-        private static HostPort hostPort(String authority, int defaultPort) {
-            String host;
-            String port = null;
-            if (authority.startsWith("[")) {
-                int close = authority.indexOf(']');
-                if (close < 0) {
-                    return null;
-                }
-                host = authority.substring(1, close);
-                if (close + 1 < authority.length()) {
-                    if (authority.charAt(close + 1) != ':') {
-                        return null;
-                    }
-                    port = authority.substring(close + 2);
-                }
-            } else {
-                int colon = authority.lastIndexOf(':');
-                host = colon < 0 ? authority : authority.substring(0, colon);
-                port = colon < 0 ? null : authority.substring(colon + 1);
-            }
-            if (host.isBlank() || host.contains(":") && !authority.startsWith("[")) {
-                return null;
-            }
-            try {
-                int p = port == null ? defaultPort : Integer.parseInt(port);
-                return p < 1 || p > 65535 ? null : new HostPort(host, p);
-            } catch (NumberFormatException e) {
-                return null;
-            }
+        String described() {
+            return hosts.stream().map(h -> h.host + ":" + h.port).collect(Collectors.joining(","));
         }
     }
 
@@ -280,7 +324,7 @@ public final class Endpoints {
         return scheme.matches("[a-z][a-z0-9+.-]*") ? scheme : null;
     }
 
-    static String redact(String endpoint) {
-        return Redaction.redact(endpoint);
+    private static String redact(String text) {
+        return Redaction.redact(text);
     }
 }

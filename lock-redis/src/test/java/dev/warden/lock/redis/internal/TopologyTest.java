@@ -8,11 +8,11 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class EndpointsTest {
+class TopologyTest {
 
     @Test
     void oneServer() {
-        Topology t = Endpoints.topology(List.of("redis://:pw@h:6380/2"));
+        Topology t = Topology.of(List.of("redis://:pw@h:6380/2"));
         assertThat(t).isInstanceOf(Topology.Standalone.class);
         assertThat(t.describe()).isEqualTo("redis://h:6380/2");
         assertThat(t.channels()).isEqualTo(Topology.Channels.PLAIN);
@@ -20,7 +20,7 @@ class EndpointsTest {
 
     @Test
     void sentinelsWithTheirMasterAndTheDataNodesCredentials() {
-        Topology t = Endpoints.topology(List.of("redis-sentinel://app:pw@s1", "s2:26380", "s3:26381/pay%20ments"));
+        Topology t = Topology.of(List.of("redis-sentinel://app:pw@s1", "s2:26380", "s3:26381/pay%20ments"));
         RedisURI uri = ((Topology.Sentinel) t).uri();
         assertThat(uri.getSentinelMasterId()).isEqualTo("pay ments");
         assertThat(uri.getSentinels()).extracting(RedisURI::getHost, RedisURI::getPort)
@@ -35,7 +35,7 @@ class EndpointsTest {
 
     @Test
     void clusterSeedsAsLockClientCreateWritesThem() {
-        Topology t = Endpoints.topology(List.of("rediss-cluster://:pw@n1:7000", "rediss-cluster://n2"));
+        Topology t = Topology.of(List.of("rediss-cluster://:pw@n1:7000", "rediss-cluster://n2"));
         List<RedisURI> seeds = ((Topology.Cluster) t).seeds();
         assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 6379);
         assertThat(seeds).allSatisfy(s -> {
@@ -48,6 +48,6 @@ class EndpointsTest {
 
     @Test
     void redactsEveryUserInfo() {
-        assertThat(Endpoints.redact("redis-cluster://u:pw@h1,u:pw@h2")).isEqualTo("redis-cluster://***@h1,***@h2");
+        assertThat(dev.warden.lock.Redaction.redact("redis-cluster://u:pw@h1,u:pw@h2")).isEqualTo("redis-cluster://***@h1,***@h2");
     }
 }
