@@ -1,6 +1,7 @@
 package dev.warden.quota.internal;
 
-import dev.warden.quota.spi.LuaScript;
+import dev.warden.quota.spi.ScriptPrelude;
+import dev.warden.redis.internal.RedisScript;
 
 import java.util.EnumMap;
 import java.util.List;
@@ -27,23 +28,23 @@ public final class Scripts {
         }
     }
 
-    private static final Map<Script, LuaScript> SCRIPTS = new EnumMap<>(Script.class);
+    private static final Map<Script, RedisScript> SCRIPTS = new EnumMap<>(Script.class);
 
     static {
         for (Script script : Script.values()) {
-            SCRIPTS.put(script, LuaScript.load(Scripts.class, "/dev/warden/quota/" + script.resource));
+            SCRIPTS.put(script, ScriptPrelude.load(Scripts.class, "/dev/warden/quota/" + script.resource));
         }
     }
 
     private Scripts() {
     }
 
-    public static LuaScript of(Script script) {
+    public static RedisScript of(Script script) {
         return SCRIPTS.get(script);
     }
 
     /** Every engine script, to load at start-up. */
-    public static List<LuaScript> all() {
+    public static List<RedisScript> all() {
         return List.copyOf(SCRIPTS.values());
     }
 

@@ -4,7 +4,7 @@ import dev.warden.quota.EntryKind;
 import dev.warden.quota.internal.Scripts;
 import dev.warden.quota.ledger.internal.journal.LedgerScripts;
 import dev.warden.quota.ledger.journal.JournalEntry;
-import dev.warden.quota.spi.LuaScript;
+import dev.warden.redis.internal.RedisScript;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -25,11 +25,11 @@ class JournalFormatTest {
     @Test
     @DisplayName("every XADD of every quota and ledger script writes only declared fields, and every declared field is written somewhere")
     void scriptsWriteTheDeclaredFields() {
-        List<LuaScript> scripts = new ArrayList<>(Scripts.all());
+        List<RedisScript> scripts = new ArrayList<>(Scripts.all());
         scripts.addAll(LedgerScripts.ALL);
         Set<String> written = new TreeSet<>();
         int calls = 0;
-        for (LuaScript script : scripts) {
+        for (RedisScript script : scripts) {
             for (List<String> args : xadds(script.source())) {
                 calls++;
                 assertThat(args.get(1)).as("%s: XADD id", script.name()).isEqualTo("'*'");

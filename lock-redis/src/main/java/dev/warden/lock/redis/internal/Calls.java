@@ -2,6 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.redis.internal.RedisFailures;
+import dev.warden.redis.internal.RetryWhileRefused;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -37,9 +38,6 @@ final class Calls {
     /** Server errors that mean "not now" rather than "this cannot work". */
     private static final Set<String> TRANSIENT = Set.of("OOM", "LOADING", "BUSY", "READONLY", "MASTERDOWN",
             "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "NOSCRIPT", "MOVED", "ASK");
-
-    private static final long FIRST_RETRY_MILLIS = 5;
-    private static final long MAX_RETRY_MILLIS = 100;
 
     private final EventExecutorGroup executors;
     private final Timer timer;
@@ -86,51 +84,31 @@ final class Calls {
     }
 
     /**
-     * Runs {@code call}, and runs it again while the server refuses it before it ran (see
-     * {@link RedisFailures#refusedBeforeRunning}), with a doubling backoff from 5 ms to 100 ms, until the request timeout.
+     * Runs {@code call}, and runs it again while the server refuses it before it ran
+     * ({@link RetryWhileRefused}), until the request timeout, on the client's timer.
      *
      * @param late told of a result that arrived after the deadline had already failed the call
      */
     <T> CompletableFuture<T> retrying(String what, Supplier<CompletableFuture<T>> call, Consumer<T> late) {
         CompletableFuture<T> result = new CompletableFuture<>();
         AtomicReference<Throwable> refusal = new AtomicReference<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
         Timeout expiry = arm(() -> {
             Throwable last = refusal.get();
             result.completeExceptionally(new LockException(LockException.Reason.UNAVAILABLE, "Redis at " + endpoint
                     + " did not answer " + what + " within " + timeout.toMillis() + " ms"
                     + (last == null ? "" : "; it kept refusing: " + RedisFailures.unwrap(last).getMessage()), last));
         });
-        attempt(what, call, late, result, refusal, deadline, FIRST_RETRY_MILLIS, expiry);
+        RetryWhileRefused.run(n -> call.get(), retryUnsent, System.nanoTime() + timeout.toNanos(),
+                (task, delayNanos) -> !result.isDone() && arm(task, delayNanos) != null, refusal::set)
+                .whenComplete((value, error) -> {
+                    cancel(expiry);
+                    if (error != null) {
+                        result.completeExceptionally(translate(what, error));
+                    } else if (!result.complete(value)) {
+                        late.accept(value);
+                    }
+                });
         return result;
-    }
-
-    private <T> void attempt(String what, Supplier<CompletableFuture<T>> call, Consumer<T> late, CompletableFuture<T> result,
-                             AtomicReference<Throwable> refusal, long deadline, long backoffMillis, Timeout expiry) {
-        call.get().whenComplete((value, error) -> {
-            if (error == null) {
-                cancel(expiry);
-                if (!result.complete(value)) {
-                    late.accept(value);
-                }
-                return;
-            }
-            long left = deadline - System.nanoTime();
-            if (refused(error) && !result.isDone() && left > TimeUnit.MILLISECONDS.toNanos(backoffMillis)) {
-                refusal.set(error);
-                Timeout again = arm(() -> attempt(what, call, late, result, refusal, deadline,
-                        Math.min(2 * backoffMillis, MAX_RETRY_MILLIS), expiry), TimeUnit.MILLISECONDS.toNanos(backoffMillis));
-                if (again != null) {
-                    return;
-                }
-            }
-            cancel(expiry);
-            result.completeExceptionally(translate(what, error));
-        });
-    }
-
-    private boolean refused(Throwable error) {
-        return RedisFailures.refusedBeforeRunning(error, retryUnsent);
     }
 
     private static void cancel(Timeout t) {

@@ -1,8 +1,6 @@
 package dev.warden.lock.redis.internal;
 
-import dev.warden.redis.internal.RedisFailures;
-import dev.warden.redis.internal.ScriptText;
-import io.lettuce.core.RedisNoScriptException;
+import dev.warden.redis.internal.RedisScript;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
@@ -12,11 +10,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The lock scripts, run with EVALSHA so each call sends a digest rather than the source. A NOSCRIPT
- * reply (after SCRIPT FLUSH, a restart, or a failover to a node that never loaded it) runs the same
- * call as EVAL with the source, which the node then keeps: one more round trip, on the node that
- * owns the keys, however often the cache is flushed. (What is refused before it runs is retried by
- * {@link Calls} until the call's deadline.) On a Cluster, release messages go out with SPUBLISH, in
+ * The lock scripts, run by digest ({@link RedisScript#call}: EVAL of the source after NOSCRIPT, on
+ * the node that owns the keys). (What is refused before it runs is retried by {@link Calls} until the
+ * call's deadline.) On a Cluster, release messages go out with SPUBLISH, in
  * the lock's own shard.
  *
  * <p>Concurrency: immutable after construction.
@@ -45,14 +41,11 @@ final class Scripts {
      */
     static final long WAITING_MARKER_MILLIS = 2 * RedisAttempt.MAX_BACKOFF_MILLIS + 500;
 
-    private static final Map<Script, String> SOURCES = new EnumMap<>(Script.class);
-    private static final Map<Script, String> DIGESTS = new EnumMap<>(Script.class);
+    private static final Map<Script, RedisScript> SCRIPTS = new EnumMap<>(Script.class);
 
     static {
         for (Script script : Script.values()) {
-            String source = ScriptText.read(Scripts.class, "/dev/warden/lock/redis/" + script.resource);
-            SOURCES.put(script, source);
-            DIGESTS.put(script, ScriptText.digest(source));
+            SCRIPTS.put(script, RedisScript.read(Scripts.class, "/dev/warden/lock/redis/" + script.resource, script.output));
         }
     }
 
@@ -66,18 +59,13 @@ final class Scripts {
 
     /** Loads every script (on every node of a Cluster); the driver waits for it while connecting. */
     CompletableFuture<Void> loadAll() {
-        return CompletableFuture.allOf(SOURCES.values().stream().map(source -> {
-            try {
-                return commands.scriptLoad(source).toCompletableFuture();
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }).toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(SCRIPTS.values().stream().map(script -> script.load(commands))
+                .toArray(CompletableFuture[]::new));
     }
 
     /** The SHA-1 digest EVALSHA names. */
     static String digest(Script script) {
-        return DIGESTS.get(script);
+        return SCRIPTS.get(script).digest();
     }
 
     /** {@code {granted (1/0), token or holder's PTTL}}. */
@@ -103,18 +91,6 @@ final class Scripts {
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
-        return this.<T>call(script, true, keys, args).exceptionallyCompose(error ->
-                RedisFailures.unwrap(error) instanceof RedisNoScriptException
-                        ? call(script, false, keys, args)
-                        : CompletableFuture.failedFuture(error));
-    }
-
-    private <T> CompletableFuture<T> call(Script script, boolean byDigest, String[] keys, String... args) {
-        try {
-            return (byDigest ? commands.<T>evalsha(DIGESTS.get(script), script.output, keys, args)
-                    : commands.<T>eval(SOURCES.get(script), script.output, keys, args)).toCompletableFuture();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return SCRIPTS.get(script).call(commands, commands, keys, args);
     }
 }

@@ -295,7 +295,7 @@ public final class AccountComparison {
         return reply;
     }
 
-    private List<Object> run(dev.warden.quota.spi.LuaScript script, String[] keys, String[] args, int p) {
+    private List<Object> run(dev.warden.redis.internal.RedisScript script, String[] keys, String[] args, int p) {
         try {
             return streams.scripts().run(script, keys, args).get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
