@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -37,8 +38,16 @@ public final class WardenSettings {
     /** The forms a duration may take, for messages. */
     public static final String DURATION_FORMS = "500ms, 30s, 2m, 1h, 1d or ISO-8601 like PT30S";
 
+    /**
+     * The areas whose settings environment variables and system properties may give: every
+     * {@link dev.warden.lock.settings.SettingTable}'s prefix is {@code warden.<area>.} with one of these
+     * (a test holds every declared key to it, and to its way back from its environment name).
+     */
+    public static final List<String> AREAS = List.of("lock", "quota", "ledger");
+
     private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
-    private static final Pattern ENVIRONMENT = Pattern.compile("WARDEN_(LOCK|QUOTA)_([A-Z0-9_]+)");
+    private static final Pattern ENVIRONMENT = Pattern.compile("WARDEN_(" + AREAS.stream().map(a -> a.toUpperCase(Locale.ROOT))
+            .collect(java.util.stream.Collectors.joining("|")) + ")_([A-Z0-9_]+)");
 
     private WardenSettings() {
     }
@@ -125,7 +134,7 @@ public final class WardenSettings {
     }
 
     /**
-     * The settings of Warden's areas ({@code warden.lock.*}, {@code warden.quota.*}) found in environment
+     * The settings of Warden's {@link #AREAS} ({@code warden.lock.*}, {@code warden.quota.*}, {@code warden.ledger.*}) found in environment
      * variables of the {@code WARDEN_LOCK_TTL} form, under their setting names.
      */
     public static Map<String, String> fromEnvironment(Map<String, String> environment) {
@@ -140,11 +149,11 @@ public final class WardenSettings {
         return settings;
     }
 
-    /** The settings of Warden's areas among system properties ({@code -Dwarden.lock.ttl=10s}). */
+    /** The settings of Warden's {@link #AREAS} among system properties ({@code -Dwarden.lock.ttl=10s}). */
     public static Map<String, String> fromSystemProperties(Properties properties) {
         Map<String, String> settings = new LinkedHashMap<>();
         for (String name : properties.stringPropertyNames()) {
-            if (name.startsWith("warden.lock.") || name.startsWith("warden.quota.")) {
+            if (AREAS.stream().anyMatch(area -> name.startsWith("warden." + area + "."))) {
                 settings.put(name, properties.getProperty(name));
             }
         }

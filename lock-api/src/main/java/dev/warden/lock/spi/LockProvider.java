@@ -1,5 +1,7 @@
 package dev.warden.lock.spi;
 
+import dev.warden.lock.settings.SettingTable;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -14,11 +16,20 @@ public interface LockProvider {
     String backend();
 
     /**
+     * The backend's own settings ({@code warden.lock.<backend>.*}), each declared once with its meaning
+     * and default: what {@link #optionNames()} accepts and what the reference documentation lists. None
+     * by default.
+     */
+    default SettingTable settings() {
+        return new SettingTable("warden.lock." + backend() + ".", "Locks: the " + backend() + " backend", List.of());
+    }
+
+    /**
      * Backend option names this provider accepts, without the {@code warden.lock.<backend>.}
-     * prefix. Any other key under that prefix is a configuration error.
+     * prefix: those of {@link #settings()}. Any other key under that prefix is a configuration error.
      */
     default Set<String> optionNames() {
-        return Set.of();
+        return settings().names();
     }
 
     /**

@@ -4,15 +4,16 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.etcd.internal.Credentials;
 import dev.warden.lock.etcd.internal.EtcdDriver;
 import dev.warden.lock.etcd.internal.Endpoints;
+import dev.warden.lock.settings.AccessSettings;
+import dev.warden.lock.settings.Setting;
+import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The {@code etcd} backend: etcd's KV, Lease and Watch services (protocol messages from jetcd) over
@@ -74,6 +75,8 @@ import java.util.Set;
  */
 public final class EtcdLockProvider implements LockProvider {
 
+    private static final String PREFIX = "warden.lock.etcd.";
+
     @Override
     public String backend() {
         return "etcd";
@@ -84,11 +87,12 @@ public final class EtcdLockProvider implements LockProvider {
         return Duration.ofSeconds(1);
     }
 
+    /** The user and password, and TLS. */
     @Override
-    public Set<String> optionNames() {
-        Set<String> names = new HashSet<>(Credentials.OPTIONS);
-        names.addAll(Credentials.TLS_OPTIONS);
-        return Set.copyOf(names);
+    public SettingTable settings() {
+        List<Setting<?>> settings = new ArrayList<>(AccessSettings.login(PREFIX, "the etcd"));
+        settings.addAll(AccessSettings.tls(PREFIX));
+        return new SettingTable(PREFIX, "Locks: the etcd backend", settings);
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.warden.lock.redis;
 import dev.warden.lock.LockException;
 import dev.warden.lock.redis.internal.AddressMap;
 import dev.warden.lock.redis.internal.RedisDriver;
+import dev.warden.lock.settings.Setting;
+import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
@@ -11,7 +13,6 @@ import dev.warden.redis.internal.RedisEndpoint;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The {@code redis} backend, on Lettuce, on one of three topologies named by the endpoints:
@@ -56,12 +57,13 @@ public final class RedisLockProvider implements LockProvider {
         return "redis";
     }
 
+    /** The login, the sentinels' login, TLS and the address map. */
     @Override
-    public Set<String> optionNames() {
-        Set<String> names = new java.util.HashSet<>(RedisAccess.LOGIN_OPTIONS);
-        names.addAll(RedisAccess.TLS_OPTIONS);
-        names.add(AddressMap.OPTION);
-        return Set.copyOf(names);
+    public SettingTable settings() {
+        List<Setting<?>> settings = new ArrayList<>(RedisAccess.settings(RedisDriver.SETTINGS));
+        settings.add(Setting.text(RedisDriver.SETTINGS + AddressMap.OPTION, null, "`announced-host:port=reachable-host:port,...`:"
+                + " where to connect for an address the sentinels or the cluster announce (NAT, port forwarding)"));
+        return new SettingTable(RedisDriver.SETTINGS, "Locks: the redis backend", settings);
     }
 
     @Override

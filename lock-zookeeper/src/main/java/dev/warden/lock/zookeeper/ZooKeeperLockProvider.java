@@ -1,14 +1,17 @@
 package dev.warden.lock.zookeeper;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.settings.AccessSettings;
+import dev.warden.lock.settings.Setting;
+import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
 import dev.warden.lock.zookeeper.internal.Security;
 import dev.warden.lock.zookeeper.internal.ZooKeeperDriver;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The {@code zookeeper} backend, on Apache Curator: endpoints {@code zookeeper://host[:port]}, one per
@@ -64,16 +67,23 @@ import java.util.Set;
  */
 public final class ZooKeeperLockProvider implements LockProvider {
 
+    private static final String PREFIX = "warden.lock.zookeeper.";
+
     @Override
     public String backend() {
         return "zookeeper";
     }
 
+    /** The digest user, the nodes' ACL, TLS, and when a lease ends. */
     @Override
-    public Set<String> optionNames() {
-        Set<String> names = new java.util.HashSet<>(Security.OPTIONS);
-        names.add(ZooKeeperDriver.LOST_ON);
-        return Set.copyOf(names);
+    public SettingTable settings() {
+        List<Setting<?>> settings = new ArrayList<>(AccessSettings.login(PREFIX, "the digest (no `:` in the name)"));
+        settings.add(Setting.text(PREFIX + "acl", null, "the ACL of every node Warden creates: `creator` (only that user;"
+                + " the default with a user), `creator-read-world` (and anyone may read), `open` (the default without a user)"));
+        settings.addAll(AccessSettings.tls(PREFIX));
+        settings.add(Setting.text(PREFIX + ZooKeeperDriver.LOST_ON, "suspended", "`suspended`: a suspended connection ends"
+                + " every lease (Curator tech note 14); `lost`: only a lost session does"));
+        return new SettingTable(PREFIX, "Locks: the zookeeper backend", settings);
     }
 
     @Override

@@ -108,7 +108,8 @@ public final class LedgerConsumer implements AutoCloseable {
 
     /**
      * @param quotaSettings the quota service's settings ({@code warden.quota.*}: endpoint, namespace,
-     *                      partitions, timeouts): the consumer opens one Redis client there, and reads the
+     *                      partitions, timeouts) and the consumer's own ({@code warden.ledger.*},
+     *                      {@link LedgerSettings}; a builder method overrides one): the consumer opens one Redis client there, and reads the
      *                      journal and compensates (a quota service without a lock) on connections of that
      *                      client. Its {@code warden.lock.*} settings choose
      *                      the lock that owns partitions; without a backend, Redis on the quota endpoint.
@@ -291,9 +292,12 @@ public final class LedgerConsumer implements AutoCloseable {
         private LedgerListener listener = new LedgerListener() {
         };
 
+        private final List<String> settingProblems;
+
         private Builder(Map<String, ?> quotaSettings, DataSource dataSource) {
             this.quotaSettings = Map.copyOf(Objects.requireNonNull(quotaSettings, "quotaSettings"));
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.settingProblems = LedgerSettings.apply(this.quotaSettings, this);
         }
 
         /** The consumer group; default {@value LedgerConsumer#DEFAULT_GROUP}. */
@@ -379,6 +383,9 @@ public final class LedgerConsumer implements AutoCloseable {
                 config = QuotaConfig.from(quotaSettings);
             } catch (QuotaException e) {
                 configProblem = e.getMessage();
+            }
+            if (!settingProblems.isEmpty()) {
+                configProblem = (configProblem == null ? "" : configProblem + "; ") + String.join("; ", settingProblems);
             }
             ConsumerSettings settings = ConsumerSettings.checked(configProblem, config, group, consumerName, partitions,
                     batchSize, blockTime, sweepInterval, rebalanceInterval, initialBackoff, maxBackoff, lagInterval);

@@ -2,6 +2,8 @@ package dev.warden.redis.internal;
 
 import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
+import dev.warden.lock.settings.AccessSettings;
+import dev.warden.lock.settings.Setting;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 
@@ -47,6 +49,14 @@ public record RedisAccess(String prefix, Optional<String> username, Optional<Str
     public static final Set<String> TLS_OPTIONS = Set.of("tls.trust-store", "tls.trust-store-password",
             "tls.trust-store-password-file", "tls.trust-store-password-env", "tls.key-store", "tls.key-store-password",
             "tls.key-store-password-file", "tls.key-store-password-env");
+
+    /** The login, sentinel login and TLS settings under {@code prefix}, declared once for the lock and the quota engine. */
+    public static List<Setting<?>> settings(String prefix) {
+        List<Setting<?>> settings = new ArrayList<>(AccessSettings.login(prefix, "the data nodes' ACL"));
+        settings.addAll(AccessSettings.login(prefix + "sentinel.", "for redis-sentinel://: the sentinels' own ACL"));
+        settings.addAll(AccessSettings.tls(prefix));
+        return List.copyOf(settings);
+    }
 
     /**
      * The access {@code options} give; nothing set means none (the endpoint's user-info, if any, applies).

@@ -3,6 +3,8 @@ package dev.warden.lock.internal.config;
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.settings.LockSettings;
+import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockProvider;
 
 import java.net.URI;
@@ -23,18 +25,15 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** Reads settings: parses and validates everything, and finds the one provider, before anything connects. */
+/**
+ * Reads settings: parses and validates everything ({@link LockSettings#TABLE}, then the backend's options), and
+ * finds the one provider, before anything connects.
+ */
 public final class Settings {
 
     public static final String PREFIX = "warden.lock.";
-    static final Set<String> COMMON = Set.of("backend", "endpoints", "namespace", "ttl", "connect-timeout",
-            "request-timeout", "outage-tolerance", "max-hold-time");
     /** Backends whose options may sit in one settings file beside the chosen one's. */
     static final Set<String> KNOWN_BACKENDS = Set.of("redis", "etcd", "zookeeper", "memory");
-    static final Duration MIN_TTL = Duration.ofMillis(100);
-    static final Duration MAX_DURATION = Duration.ofDays(365);
-    private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern BACKEND = Pattern.compile("[a-z][a-z0-9-]{0,31}");
 
     private Settings() {
     }
@@ -51,52 +50,16 @@ public final class Settings {
         if (settings == null) {
             throw new LockException(LockException.Reason.CONFIGURATION, "settings must not be null");
         }
-        List<String> problems = new ArrayList<>();
-        Map<String, String> own = new TreeMap<>();
-        settings.forEach((k, v) -> {
-            if (k != null && k.startsWith(PREFIX)) {
-                if (v == null) {
-                    problems.add(k + " has no value");
-                } else {
-                    own.put(k.substring(PREFIX.length()), v instanceof Duration d ? d.toString() : v.toString().trim());
-                }
-            }
-        });
-
-        String backend = own.get("backend");
-        if (backend == null || backend.isEmpty()) {
-            problems.add(PREFIX + "backend is required (redis, etcd, zookeeper or memory)");
-            backend = null;
-        } else if (!BACKEND.matcher(backend).matches()) {
-            problems.add(PREFIX + "backend '" + backend + "' is not a backend name");
-            backend = null;
-        }
-
-        List<String> endpoints = List.of();
-        String rawEndpoints = own.get("endpoints");
-        if (rawEndpoints == null || rawEndpoints.isBlank()) {
-            problems.add(PREFIX + "endpoints is required, e.g. redis://127.0.0.1:6379");
-        } else {
-            endpoints = Arrays.stream(rawEndpoints.split(",")).map(String::trim).toList();
-            if (endpoints.stream().anyMatch(String::isEmpty)) {
-                problems.add(PREFIX + "endpoints '" + masked(rawEndpoints) + "' contains an empty entry");
-            }
-        }
-
-        String namespace = own.getOrDefault("namespace", "warden");
-        if (!NAMESPACE.matcher(namespace).matches()) {
-            problems.add(PREFIX + "namespace '" + namespace + "' must be 1-64 of A-Z a-z 0-9 . _ -");
-        }
-        Duration ttl = duration(own, "ttl", Duration.ofSeconds(30), Sign.POSITIVE, problems);
-        if (ttl != null && ttl.compareTo(MIN_TTL) < 0) {
-            problems.add(PREFIX + "ttl must be at least " + MIN_TTL.toMillis() + "ms, was " + own.get("ttl"));
-            ttl = null;
-        }
-        Duration connectTimeout = duration(own, "connect-timeout", Duration.ofSeconds(5), Sign.POSITIVE, problems);
-        Duration requestTimeout = duration(own, "request-timeout", Duration.ofSeconds(5), Sign.POSITIVE, problems);
-        Duration outageTolerance = duration(own, "outage-tolerance", ClientSettings.DEFAULT_OUTAGE_TOLERANCE,
-                Sign.ZERO_OR_POSITIVE, problems);
-        Duration maxHoldTime = duration(own, "max-hold-time", null, Sign.POSITIVE, problems);
+        SettingTable.Values read = LockSettings.TABLE.read(settings, System::getenv);
+        List<String> problems = new ArrayList<>(read.problems());
+        String backend = read.get(LockSettings.BACKEND);
+        List<String> endpoints = read.find(LockSettings.ENDPOINTS).orElse(List.of());
+        String namespace = read.get(LockSettings.NAMESPACE);
+        Duration ttl = read.get(LockSettings.TTL);
+        Duration connectTimeout = read.get(LockSettings.CONNECT_TIMEOUT);
+        Duration requestTimeout = read.get(LockSettings.REQUEST_TIMEOUT);
+        Duration outageTolerance = read.get(LockSettings.OUTAGE_TOLERANCE);
+        Duration maxHoldTime = read.get(LockSettings.MAX_HOLD_TIME);
 
         LockProvider provider = null;
         LockException providerProblem = null;
@@ -110,11 +73,8 @@ public final class Settings {
         }
 
         Map<String, String> options = new TreeMap<>();
-        for (Map.Entry<String, String> e : own.entrySet()) {
+        for (Map.Entry<String, String> e : read.others().entrySet()) {
             String key = e.getKey();
-            if (COMMON.contains(key)) {
-                continue;
-            }
             if (backend != null && key.startsWith(backend + ".")) {
                 String option = key.substring(backend.length() + 1);
                 if (provider != null && !provider.optionNames().contains(option)) {
@@ -178,33 +138,6 @@ public final class Settings {
                     + backend + "': " + matching.stream().map(p -> p.getClass().getName()).collect(Collectors.joining(", ")));
         }
         return matching.get(0);
-    }
-
-    private enum Sign { POSITIVE, ZERO_OR_POSITIVE }
-
-    /** The duration set under {@code key}, {@code fallback} when unset, or null (and a problem) when invalid. */
-    private static Duration duration(Map<String, String> own, String key, Duration fallback, Sign sign,
-                                     List<String> problems) {
-        String raw = own.get(key);
-        if (raw == null) {
-            return fallback;
-        }
-        try {
-            Duration d = Durations.parse(raw);
-            if (d.isNegative() || d.isZero() && sign == Sign.POSITIVE) {
-                problems.add(PREFIX + key + " must be " + (sign == Sign.POSITIVE ? "positive" : "zero or positive")
-                        + ", was " + raw);
-                return null;
-            }
-            if (d.compareTo(MAX_DURATION) > 0) {
-                problems.add(PREFIX + key + " must be at most " + MAX_DURATION.toDays() + " days, was " + raw);
-                return null;
-            }
-            return d;
-        } catch (IllegalArgumentException e) {
-            problems.add(PREFIX + key + ": " + e.getMessage());
-            return null;
-        }
     }
 
     /** Settings from {@code backend://host:port[,host:port][/path][?setting=value&...]}. */

@@ -1,5 +1,6 @@
 package dev.warden.lock.internal.config;
 
+import dev.warden.lock.settings.LockSettings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** docs/locks.md's settings table names exactly the settings every backend shares ({@link Settings#COMMON}). */
+/** docs/locks.md's settings table names exactly the settings every backend shares ({@link LockSettings#TABLE}). */
 class SettingsDocumentedTest {
 
     /** A shared setting: one word after the prefix (backend options have their backend's name between). */
@@ -31,6 +32,6 @@ class SettingsDocumentedTest {
                 }
             }
         }
-        assertThat(documented).containsExactlyElementsOf(new TreeSet<>(Settings.COMMON));
+        assertThat(documented).containsExactlyElementsOf(LockSettings.TABLE.names());
     }
 }

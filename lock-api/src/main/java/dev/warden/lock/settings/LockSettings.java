@@ -1,0 +1,57 @@
+package dev.warden.lock.settings;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The settings every lock client reads ({@code warden.lock.*}), whatever its backend. Each backend's own
+ * options ({@code warden.lock.<backend>.*}) are its provider's
+ * {@link dev.warden.lock.spi.LockProvider#settings()}.
+ */
+public final class LockSettings {
+
+    /** The longest duration any setting takes. */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
+    /** The shortest lease. */
+    public static final Duration MIN_TTL = Duration.ofMillis(100);
+
+    public static final Setting<String> BACKEND = Setting.text("warden.lock.backend", null,
+                    "`redis`, `etcd`, `zookeeper`, or `memory` (tests and one JVM only); its module must be on the class path")
+            .matching(Pattern.compile("[a-z][a-z0-9-]{0,31}"), "is not a backend name")
+            .required("one of redis, etcd, zookeeper or memory");
+    public static final Setting<List<String>> ENDPOINTS = Setting.list("warden.lock.endpoints",
+                    "comma-separated URIs: `redis://h:6379`, `redis-sentinel://s1,s2/<master>`, `redis-cluster://n1,n2`,"
+                            + " `etcd://h1:2379,etcd://h2:2379`, `zookeeper://h1:2181,zookeeper://h2:2181`, `memory://name`")
+            .required("e.g. redis://127.0.0.1:6379");
+    public static final Setting<String> NAMESPACE = Setting.text("warden.lock.namespace", "warden",
+                    "prefix of every key or path: clients of different namespaces never see each other's locks")
+            .matching(Pattern.compile("[A-Za-z0-9._-]{1,64}"), "must be 1-64 of A-Z a-z 0-9 . _ -");
+    public static final Setting<Duration> TTL = positive(Setting.duration("warden.lock.ttl", Duration.ofSeconds(30),
+            "lease time to live, renewed every third of it while held (etcd: whole seconds)"))
+            .check(d -> d.compareTo(MIN_TTL) >= 0, d -> "must be at least " + MIN_TTL.toMillis() + "ms, was " + d.toMillis() + "ms");
+    public static final Setting<Duration> CONNECT_TIMEOUT = positive(Setting.duration("warden.lock.connect-timeout",
+            Duration.ofSeconds(5), "how long connecting may take at start"));
+    public static final Setting<Duration> REQUEST_TIMEOUT = positive(Setting.duration("warden.lock.request-timeout",
+            Duration.ofSeconds(5), "deadline of every server call"));
+    public static final Setting<Duration> OUTAGE_TOLERANCE = atMostAYear(Setting.duration("warden.lock.outage-tolerance",
+            Duration.ofSeconds(30), "how long an acquisition keeps retrying while the server cannot be reached before it"
+                    + " fails with `UNAVAILABLE`; `0s` fails at the first failure"));
+    public static final Setting<Duration> MAX_HOLD_TIME = positive(Setting.duration("warden.lock.max-hold-time", null,
+            "the longest any lease of the client is held (per lock: `withMaxHoldTime`)"));
+
+    /** The table, in the order the reference lists it. */
+    public static final SettingTable TABLE = new SettingTable("warden.lock.", "Locks: every backend",
+            List.of(BACKEND, ENDPOINTS, NAMESPACE, TTL, CONNECT_TIMEOUT, REQUEST_TIMEOUT, OUTAGE_TOLERANCE, MAX_HOLD_TIME));
+
+    private LockSettings() {
+    }
+
+    private static Setting<Duration> positive(Setting<Duration> s) {
+        return atMostAYear(s.check(d -> !d.isNegative() && !d.isZero(), d -> "must be positive, was " + d));
+    }
+
+    private static Setting<Duration> atMostAYear(Setting<Duration> s) {
+        return s.check(d -> d.compareTo(MAX_DURATION) <= 0, d -> "must be at most " + MAX_DURATION.toDays() + " days, was " + d);
+    }
+}
