@@ -4,7 +4,7 @@ import dev.warden.lock.Lease;
 import dev.warden.lock.LeaseLost;
 import dev.warden.lock.ReleaseOutcome;
 import dev.warden.quota.internal.Scripts;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.AfterAll;

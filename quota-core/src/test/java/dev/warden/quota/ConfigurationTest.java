@@ -58,7 +58,7 @@ class ConfigurationTest {
         p.setProperty("warden.quota.partitions", "64");
         try (QuotaService quota = QuotaService.create(p)) {
             assertThat(quota.open("m-props", 1)).isInstanceOf(Outcome.Applied.class);
-            assertThat(redis.server().command("EXISTS", "quota:{p" + new dev.warden.quota.spi.KeyLayout(64)
+            assertThat(redis.server().command("EXISTS", "quota:{p" + new dev.warden.quota.redis.KeyLayout(64)
                     .partition("m-props") + "}:marker")).isEqualTo(1L);
         }
         QuotaException e = catchThrowableOfType(QuotaException.class, () -> QuotaService.create(Map.of(

@@ -2,7 +2,7 @@ package dev.warden.quota;
 
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServerExtension;
 import dev.warden.testkit.TcpProxy;
 import org.junit.jupiter.api.DisplayName;

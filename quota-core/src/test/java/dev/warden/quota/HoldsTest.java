@@ -1,7 +1,7 @@
 package dev.warden.quota;
 
 import dev.warden.quota.internal.QuotaFactory;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import dev.warden.testkit.VirtualClock;

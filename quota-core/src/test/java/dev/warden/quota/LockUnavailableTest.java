@@ -1,6 +1,6 @@
 package dev.warden.quota;
 
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

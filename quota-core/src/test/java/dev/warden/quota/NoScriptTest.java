@@ -1,6 +1,6 @@
 package dev.warden.quota;
 
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.quota.internal.Scripts;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

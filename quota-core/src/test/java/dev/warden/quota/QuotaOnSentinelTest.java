@@ -59,7 +59,7 @@ class QuotaOnSentinelTest {
         assertThat(after.isApplied()).isTrue();
         assertThat(quota.deduct(account, 20, "after")).isInstanceOf(Outcome.Duplicate.class);
         assertThat(quota.balance(account)).hasValue(970);
-        assertThat(promoted.command("HGET", new dev.warden.quota.spi.KeyLayout(16).accountKey(account), "balance"))
+        assertThat(promoted.command("HGET", new dev.warden.quota.redis.KeyLayout(16).accountKey(account), "balance"))
                 .isEqualTo("970");
     }
 

@@ -1,6 +1,6 @@
 package dev.warden.quota;
 
-import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.redis.QuotaConfig;
 import dev.warden.testkit.CapturedOutput;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

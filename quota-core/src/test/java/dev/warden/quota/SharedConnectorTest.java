@@ -1,9 +1,9 @@
 package dev.warden.quota;
 
 import dev.warden.quota.shared.QuotaServices;
-import dev.warden.quota.spi.QuotaConfig;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.redis.QuotaConfig;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.RedisConnector;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -19,7 +19,7 @@ class MicrometerArchitectureTest {
     @DisplayName("Warden only through its public APIs: no internals, no SPI, no backend, no testkit")
     void publicApisOnly() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.warden..internal..", "dev.warden.lock.spi..",
-                        "dev.warden.quota.spi..", "dev.warden.lock.redis..", "dev.warden.lock.etcd..",
+                        "dev.warden.quota.redis..", "dev.warden.lock.redis..", "dev.warden.lock.etcd..",
                         "dev.warden.lock.zookeeper..", "dev.warden.testkit..")
                 .check(main);
     }

@@ -3,7 +3,7 @@ package dev.warden.micrometer;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServerExtension;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Tags;

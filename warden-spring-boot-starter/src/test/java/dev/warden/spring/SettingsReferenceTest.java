@@ -6,7 +6,7 @@ import dev.warden.lock.settings.Setting;
 import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockProvider;
 import dev.warden.quota.ledger.LedgerSettings;
-import dev.warden.quota.spi.QuotaSettings;
+import dev.warden.quota.redis.QuotaSettings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -125,7 +125,7 @@ class SettingsReferenceTest {
                 .isEqualTo(metadata);
     }
 
-    /** The warden.lock.* and warden.quota.* properties the annotation processor found on the typed properties. */
+    /** The warden.lock.* and warden.quota.* properties the annotation processor found on the typed properties' classes. */
     private static List<String> boundByTypedProperties() throws IOException {
         try (InputStream in = SettingsReferenceTest.class.getClassLoader()
                 .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
@@ -133,10 +133,14 @@ class SettingsReferenceTest {
             String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             int start = json.indexOf("\"properties\"");
             int end = json.indexOf("\"hints\"", start);
-            Matcher m = NAME.matcher(json.substring(start, end < 0 ? json.length() : end));
+            // A property a class binds names its sourceType; those merged from the additional file do not.
+            Matcher property = Pattern.compile("\\{[^{}]*\\}").matcher(json.substring(start, end < 0 ? json.length() : end));
             List<String> names = new ArrayList<>();
-            while (m.find()) {
-                names.add(m.group(1));
+            while (property.find()) {
+                Matcher m = NAME.matcher(property.group());
+                if (property.group().contains("\"sourceType\"") && m.find()) {
+                    names.add(m.group(1));
+                }
             }
             assertThat(names).as("properties in the generated metadata").isNotEmpty();
             return names.stream().filter(n -> n.startsWith("warden.lock.") || n.startsWith("warden.quota.")).toList();

@@ -21,7 +21,7 @@ class StarterArchitectureTest {
     void publicApisOnly() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.warden.lock.internal..",
                         "dev.warden.quota.internal..", "dev.warden.quota.ledger.internal..", "dev.warden.lock.spi..",
-                        "dev.warden.quota.spi..", "dev.warden.lock.redis..", "dev.warden.lock.etcd..",
+                        "dev.warden.quota.redis..", "dev.warden.lock.redis..", "dev.warden.lock.etcd..",
                         "dev.warden.lock.zookeeper..", "dev.warden.testkit..")
                 .check(main);
     }

@@ -104,10 +104,21 @@ class WardenAutoConfigurationTest {
                             "warden.quota.enabled=false")
                     .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                             new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                                    Map.of("WARDEN_LOCK_TTL", "forever", "WARDEN_LOCK_CONNECT_TIMEOUT", "soon"))))
+                                    Map.of("WARDEN_LOCK_TTL", "forever", "WARDEN_LOCK_CONNECT_TIMEOUT", "soon",
+                                            "WARDEN_LOCK_MAX_HOLD_TIME", "never"))))
                     .run(context -> assertThat(rootCause(context.getStartupFailure()))
                             .hasMessageContaining("warden.lock.ttl")
-                            .hasMessageContaining("warden.lock.connect-timeout"));
+                            .hasMessageContaining("warden.lock.connect-timeout")
+                            // A setting no property binds arrives in Warden's own grammar for variables.
+                            .hasMessageContaining("warden.lock.max-hold-time"));
+            runner.withPropertyValues("warden.lock.backend=redis", "warden.lock.endpoints=" + redis.server().uri(),
+                            "warden.quota.enabled=false")
+                    .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                            new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                    Map.of("WARDEN_LOCK_REDIS__PASSWORD_ENV", "NO_SUCH_VARIABLE"))))
+                    .run(context -> assertThat(rootCause(context.getStartupFailure()))
+                            .hasMessageContaining("warden.lock.redis.password-env names the environment variable"
+                                    + " NO_SUCH_VARIABLE"));
         }
 
         @Test

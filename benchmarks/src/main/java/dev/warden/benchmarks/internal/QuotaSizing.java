@@ -5,7 +5,7 @@ import dev.warden.quota.Outcome;
 import dev.warden.quota.PostingOutcome;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.internal.Scripts;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServer;
 
 import java.time.Duration;

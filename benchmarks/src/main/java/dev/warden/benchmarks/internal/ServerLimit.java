@@ -5,7 +5,7 @@ import dev.warden.benchmarks.scenarios.Accounts;
 import dev.warden.quota.QuotaService;
 // The benchmarks module may reach into internals (docs/ARCHITECTURE.md, §1): the limit must run the very script
 // the engine runs, under the very keys, so it needs the engine's digest and key layout.
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.quota.internal.Scripts;
 import dev.warden.testkit.RedisServer;
 

@@ -6,8 +6,8 @@ import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnector;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
 

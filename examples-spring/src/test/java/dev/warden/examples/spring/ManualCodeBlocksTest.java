@@ -2,7 +2,7 @@ package dev.warden.examples.spring;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.warden.lock.spi.LockProvider;
-import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.redis.QuotaConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicTest;

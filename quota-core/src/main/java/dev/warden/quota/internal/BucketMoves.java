@@ -2,7 +2,7 @@ package dev.warden.quota.internal;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 
 import java.time.Duration;
 import java.util.List;

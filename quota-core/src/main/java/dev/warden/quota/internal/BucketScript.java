@@ -1,8 +1,8 @@
 package dev.warden.quota.internal;
 
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.ScriptRunner;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ import dev.warden.quota.EntryKind;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnection;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnection;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

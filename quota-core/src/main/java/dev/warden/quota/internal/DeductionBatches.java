@@ -2,7 +2,7 @@ package dev.warden.quota.internal;
 
 import dev.warden.quota.Deduction;
 import dev.warden.quota.Outcome;
-import dev.warden.quota.spi.RedisConnection;
+import dev.warden.quota.redis.RedisConnection;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.warden.quota.internal;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
-import dev.warden.quota.spi.RedisRefusal;
+import dev.warden.quota.redis.RedisRefusal;
 import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -10,9 +10,12 @@ import io.lettuce.core.RedisException;
 
 import java.io.IOException;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
-/** Turns what Lettuce and Redis report into {@link QuotaException}s that name the endpoint. */
+/** Turns what Lettuce and Redis report into {@link QuotaException}s that name the endpoint, on the caller's threads. */
 final class Errors {
 
     /** Server errors that mean "not now" rather than "this cannot work". */
@@ -55,7 +58,7 @@ final class Errors {
      * Waits up to {@code waitNanos} for a call to Redis: an interrupt, a timeout or a failure becomes the
      * matching {@link QuotaException}, saying that the call may still run and how to retry it.
      */
-    static <T> T await(java.util.concurrent.CompletableFuture<T> call, long waitNanos, String endpoint, String what) {
+    static <T> T await(CompletableFuture<T> call, long waitNanos, String endpoint, String what) {
         try {
             return call.get(waitNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -67,5 +70,26 @@ final class Errors {
         } catch (ExecutionException e) {
             throw translate(endpoint, what, e.getCause());
         }
+    }
+
+    /** {@code call}'s outcome on {@code completions} (never a Netty I/O thread), its error translated. */
+    static <T> CompletionStage<T> completeOn(Executor completions, CompletableFuture<T> call, String endpoint,
+                                             String what) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        call.whenComplete((value, error) -> {
+            Runnable complete = () -> {
+                if (error == null) {
+                    result.complete(value);
+                } else {
+                    result.completeExceptionally(translate(endpoint, what, error));
+                }
+            };
+            try {
+                completions.execute(complete);
+            } catch (RuntimeException rejected) {
+                complete.run();
+            }
+        });
+        return result;
     }
 }

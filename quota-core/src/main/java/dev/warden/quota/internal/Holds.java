@@ -6,10 +6,10 @@ import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.InvalidIdException.Field;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
-import dev.warden.quota.spi.Ids;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.quota.redis.Ids;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.ScriptRunner;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -4,11 +4,11 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaListener;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.spi.QuotaConfig;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.RedisConnector;
-import dev.warden.quota.spi.RedisRefusal;
-import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.quota.redis.QuotaConfig;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.RedisConnector;
+import dev.warden.quota.redis.RedisRefusal;
+import dev.warden.quota.redis.ScriptRunner;
 import dev.warden.redis.internal.RedisFailures;
 
 import java.time.Clock;

@@ -15,12 +15,12 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.SplitOutcome;
-import dev.warden.quota.spi.Ids;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.QuotaConfig;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.RedisConnector;
-import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.quota.redis.Ids;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.QuotaConfig;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.RedisConnector;
+import dev.warden.quota.redis.ScriptRunner;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -380,22 +380,7 @@ final class RedisQuotaService implements QuotaService {
 
     /** Completes on the client's event executors, never on a Netty I/O thread; errors translated. */
     private <T> CompletionStage<T> onOurThreads(CompletableFuture<T> call, String what) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        call.whenComplete((value, error) -> {
-            Runnable complete = () -> {
-                if (error == null) {
-                    result.complete(value);
-                } else {
-                    result.completeExceptionally(Errors.translate(endpoint, what, error));
-                }
-            };
-            try {
-                completions.execute(complete);
-            } catch (RuntimeException rejected) {
-                complete.run();
-            }
-        });
-        return result;
+        return Errors.completeOn(completions, call, endpoint, what);
     }
 
     private <T> T await(CompletableFuture<T> call, String what) {

@@ -3,8 +3,8 @@ package dev.warden.quota.internal;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.SplitOutcome;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnection;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnection;
 
 import java.util.List;
 

@@ -2,8 +2,8 @@ package dev.warden.quota.shared;
 
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.internal.QuotaFactory;
-import dev.warden.quota.spi.QuotaConfig;
-import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.redis.QuotaConfig;
+import dev.warden.quota.redis.RedisConnector;
 
 /**
  * Quota services over a Redis client someone else owns, for Warden's modules that already hold a

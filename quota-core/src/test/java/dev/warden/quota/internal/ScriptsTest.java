@@ -1,6 +1,6 @@
 package dev.warden.quota.internal;
 
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 
 import dev.warden.quota.QuotaService;
 import dev.warden.testkit.RedisServer;

@@ -74,13 +74,13 @@ class LedgerCliTest {
             Support.drained(c);
         }
         assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isZero();
-        redis.server().command("HSET", new dev.warden.quota.spi.KeyLayout(16).accountKey(a), "balance", "7");
+        redis.server().command("HSET", new dev.warden.quota.redis.KeyLayout(16).accountKey(a), "balance", "7");
         Run drift = run("reconcile", "--redis", uri, "--jdbc", jdbc);
         assertThat(drift.code()).isEqualTo(1);
         assertThat(drift.out()).contains(a + " (p").contains("redis 7, database 200").contains("difference -193");
         Run dry = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair");
         assertThat(dry.out()).contains("would repair " + a + ": redis 7 -> 200 PLANNED");
-        assertThat(redis.server().command("HGET", new dev.warden.quota.spi.KeyLayout(16).accountKey(a), "balance"))
+        assertThat(redis.server().command("HGET", new dev.warden.quota.redis.KeyLayout(16).accountKey(a), "balance"))
                 .isEqualTo("7");
         Run applied = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair", "--apply");
         assertThat(applied.out()).contains("repair " + a + ": redis 7 -> 200 APPLIED");
@@ -105,6 +105,26 @@ class LedgerCliTest {
     }
 
     @Test
+    @DisplayName("`ledger settings` lists every quota, ledger and lock setting from the tables; consume's options are those settings")
+    void settingsFromTheTables() {
+        Run listed = run("settings");
+        assertThat(listed.code()).isZero();
+        for (dev.warden.lock.settings.SettingTable t : java.util.List.of(dev.warden.quota.redis.QuotaSettings.TABLE,
+                LedgerSettings.TABLE, dev.warden.lock.settings.LockSettings.TABLE)) {
+            for (dev.warden.lock.settings.Setting<?> s : t.settings()) {
+                assertThat(listed.out()).contains(s.key() + (s.isSecret() ? ", " : "  [" + s.shownDefault() + "]"))
+                        .contains("$" + dev.warden.lock.settings.SettingTable.environmentName(s.key()));
+            }
+        }
+        Run help = run("consume", "--help");
+        assertThat(help.out().replaceAll("\\s+", " ")).contains("warden.ledger.batch-size", "warden.ledger.partitions",
+                "warden.ledger.group", "`ledger settings` lists every setting");
+        Run bad = run("consume", "--redis", redis.server().uri(), "--jdbc", ds.getJdbcUrl(), "--sweep", "0s");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("warden.ledger.sweep-interval");
+    }
+
+    @Test
     @DisplayName("after Redis lost its data: reconcile exits 1, repair exits 4 naming bootstrap and writes nothing, bootstrap"
             + " then reconcile exit 0; nothing to resolve exits 1")
     void recoveryOrder() {
@@ -123,8 +143,8 @@ class LedgerCliTest {
         Run refused = run("reconcile", "--redis", uri, "--jdbc", jdbc, "--repair", "--apply");
         assertThat(refused.code()).isEqualTo(4);
         assertThat(refused.err()).contains("repair refused, nothing was written").contains("run bootstrap first");
-        assertThat(redis.server().command("EXISTS", new dev.warden.quota.spi.KeyLayout(16).accountKey(a))).isEqualTo(0L);
-        assertThat(redis.server().command("EXISTS", new dev.warden.quota.spi.KeyLayout(16).markerOf(a))).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", new dev.warden.quota.redis.KeyLayout(16).accountKey(a))).isEqualTo(0L);
+        assertThat(redis.server().command("EXISTS", new dev.warden.quota.redis.KeyLayout(16).markerOf(a))).isEqualTo(0L);
         assertThat(run("bootstrap", "--redis", uri, "--jdbc", jdbc).code()).isZero();
         assertThat(run("reconcile", "--redis", uri, "--jdbc", jdbc).code()).isZero();
         try (QuotaService quota = Support.quota(redis.server())) {

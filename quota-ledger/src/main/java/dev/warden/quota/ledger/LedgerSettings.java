@@ -26,18 +26,18 @@ public final class LedgerSettings {
             null, "all", "the partitions this consumer may own, comma-separated (`0,1,2`)");
     public static final Setting<Integer> BATCH_SIZE = Setting.whole(PREFIX + "batch-size", 500, 1, 10_000,
             "most entries read per partition per round, and so per transaction");
-    public static final Setting<Duration> BLOCK_TIME = Setting.duration(PREFIX + "block-time", Duration.ofSeconds(1),
+    public static final Setting<Duration> BLOCK_TIME = positive(PREFIX + "block-time", Duration.ofSeconds(1),
             "how long one read waits for new entries; below `warden.quota.request-timeout`");
-    public static final Setting<Duration> SWEEP_INTERVAL = Setting.duration(PREFIX + "sweep-interval", Duration.ofSeconds(1),
+    public static final Setting<Duration> SWEEP_INTERVAL = positive(PREFIX + "sweep-interval", Duration.ofSeconds(1),
             "how often owned partitions are swept for entries left pending on other consumers");
-    public static final Setting<Duration> REBALANCE_INTERVAL = Setting.duration(PREFIX + "rebalance-interval",
+    public static final Setting<Duration> REBALANCE_INTERVAL = positive(PREFIX + "rebalance-interval",
             Duration.ofSeconds(2), "how often the consumer registers, drops lost partitions and rebalances; a consumer"
                     + " silent for three intervals is no longer counted");
-    public static final Setting<Duration> RETRY_BACKOFF_INITIAL = Setting.duration(PREFIX + "retry-backoff-initial",
+    public static final Setting<Duration> RETRY_BACKOFF_INITIAL = positive(PREFIX + "retry-backoff-initial",
             Duration.ofMillis(100), "the first wait after a database or Redis failure; it doubles up to the maximum");
-    public static final Setting<Duration> RETRY_BACKOFF_MAX = Setting.duration(PREFIX + "retry-backoff-max",
+    public static final Setting<Duration> RETRY_BACKOFF_MAX = positive(PREFIX + "retry-backoff-max",
             Duration.ofSeconds(10), "the longest wait between retries");
-    public static final Setting<Duration> LAG_INTERVAL = Setting.duration(PREFIX + "lag-interval", Duration.ofSeconds(10),
+    public static final Setting<Duration> LAG_INTERVAL = positive(PREFIX + "lag-interval", Duration.ofSeconds(10),
             "how often `LedgerListener.lag` is called");
 
     /** The table, in the order the reference lists it. */
@@ -70,6 +70,10 @@ public final class LedgerSettings {
         }
         read.find(LAG_INTERVAL).ifPresent(builder::lagInterval);
         return List.copyOf(problems);
+    }
+
+    private static Setting<Duration> positive(String key, Duration fallback, String doc) {
+        return Setting.duration(key, fallback, doc).check(d -> !d.isNegative() && !d.isZero(), d -> "must be positive, was " + d);
     }
 
     private static List<Integer> partitions(String text) {

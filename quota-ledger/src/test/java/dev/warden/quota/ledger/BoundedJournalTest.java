@@ -2,8 +2,8 @@ package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.RedisConnector;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.RedisConnector;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

@@ -2,7 +2,7 @@ package dev.warden.quota.ledger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.quota.QuotaService;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

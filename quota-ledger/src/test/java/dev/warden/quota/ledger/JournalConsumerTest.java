@@ -8,7 +8,7 @@ import dev.warden.quota.ledger.journal.Compensation;
 import dev.warden.quota.ledger.journal.QuarantineReason;
 import dev.warden.quota.ledger.journal.QuarantinedEntry;
 import dev.warden.quota.ledger.reconcile.ReconciliationReport;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;

@@ -6,7 +6,7 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.reconcile.ReconciliationReport;
 import dev.warden.quota.ledger.reconcile.RepairReport;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisClusterExtension;

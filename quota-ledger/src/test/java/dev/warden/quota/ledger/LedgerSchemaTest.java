@@ -6,7 +6,7 @@ import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.internal.store.Schema;
 import dev.warden.quota.ledger.journal.QuarantineReason;
 import dev.warden.quota.ledger.store.Dialect;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.PostgresServerExtension;
 import dev.warden.testkit.RedisServerExtension;

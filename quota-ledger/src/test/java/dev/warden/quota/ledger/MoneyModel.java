@@ -1,6 +1,6 @@
 package dev.warden.quota.ledger;
 
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -17,7 +17,7 @@ import dev.warden.quota.ledger.MoneyStep.Via;
 import dev.warden.quota.ledger.internal.consume.BatchWriter;
 import dev.warden.quota.ledger.internal.store.PartitionFence;
 import dev.warden.quota.ledger.store.Dialect;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.VirtualClock;

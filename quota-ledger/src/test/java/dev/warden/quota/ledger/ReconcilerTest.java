@@ -75,7 +75,7 @@ class ReconcilerTest {
             assertThat(report.drifted()).isEmpty();
             assertThat(report.unpersistedEntries()).isGreaterThanOrEqualTo(21);
             // Behind the engine's back on one account with entries in flight: drift, but not repaired.
-            server().command("HINCRBY", new dev.warden.quota.spi.KeyLayout(16).accountKey(accounts.get(0)),
+            server().command("HINCRBY", new dev.warden.quota.redis.KeyLayout(16).accountKey(accounts.get(0)),
                     "balance", "3");
             RepairReport repair = reconciler.repair(true);
             assertThat(repair.before().drifted()).singleElement().satisfies(d -> {

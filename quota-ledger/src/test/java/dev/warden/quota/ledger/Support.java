@@ -125,7 +125,7 @@ final class Support {
      * Entries not yet in the database, read from the server (pending or not yet delivered to the
      * default group), for consumers that run in other processes.
      */
-    static long backlog(RedisServer redis, dev.warden.quota.spi.KeyLayout layout) {
+    static long backlog(RedisServer redis, dev.warden.quota.redis.KeyLayout layout) {
         long total = 0;
         for (int p = 0; p < layout.partitions(); p++) {
             String stream = layout.journal(p);

@@ -2,7 +2,7 @@ package dev.warden.quota.ledger;
 
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.consume.LedgerListener;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import dev.warden.testkit.RedisServer;
 
 import javax.sql.DataSource;

@@ -1,5 +1,6 @@
 package dev.warden.spring.internal;
 
+import dev.warden.lock.WardenSettings;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -19,7 +20,7 @@ import java.util.Map;
  * <p>Keys under the prefix that no property field binds are passed on as written: Warden refuses a
  * mistyped one ("unknown setting warden.lock.tll") in the same message, and accepts a setting that a
  * newer lock-api or quota-core knows before the starter names it. Environment variables are left out
- * of that pass-through: their names cannot say where a dash was ({@code WARDEN_LOCK_CONNECT_TIMEOUT}).
+ * of that pass-through; they are read in Warden's own grammar instead (see {@link #fromVariables}).
  */
 public final class Settings {
 
@@ -48,8 +49,11 @@ public final class Settings {
     public Settings withUnbound(Environment environment) {
         ConfigurationPropertyName root = ConfigurationPropertyName.of(prefix);
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-            if (!(source instanceof IterableConfigurationPropertySource iterable)
-                    || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
+            if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource variables) {
+                fromVariables(variables);
+                continue;
+            }
+            if (!(source instanceof IterableConfigurationPropertySource iterable)) {
                 continue;
             }
             iterable.filter(root::isAncestorOf).stream().forEach(name -> {
@@ -64,6 +68,27 @@ public final class Settings {
             });
         }
         return this;
+    }
+
+    /**
+     * Environment variables in Warden's grammar ({@code WARDEN_LOCK_REDIS__PASSWORD_FILE} is
+     * {@code warden.lock.redis.password-file}), for what the bound properties left unset: Spring's relaxed
+     * binding reads {@code WARDEN_LOCK_CONNECTTIMEOUT}, not the {@code WARDEN_LOCK_CONNECT_TIMEOUT} Warden
+     * documents, and cannot say where a dash was in an option it does not bind.
+     */
+    private void fromVariables(SystemEnvironmentPropertySource variables) {
+        Map<String, String> named = new LinkedHashMap<>();
+        for (String name : variables.getPropertyNames()) {
+            Object value = variables.getProperty(name);
+            if (value != null) {
+                named.put(name, value.toString());
+            }
+        }
+        WardenSettings.fromEnvironment(named).forEach((key, value) -> {
+            if (key.startsWith(prefix + ".")) {
+                values.putIfAbsent(key, value.trim());
+            }
+        });
     }
 
     public Map<String, Object> asMap() {

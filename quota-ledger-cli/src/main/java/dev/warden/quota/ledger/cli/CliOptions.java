@@ -5,8 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Redaction;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.ledger.Ledger;
-import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.ledger.LedgerSettings;
+import dev.warden.quota.redis.QuotaConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -90,7 +90,7 @@ final class CliOptions {
         @Option(names = "--partitions", description = "the quota engine's partition count (default 16)")
         Integer partitions;
 
-        @Option(names = "--group", defaultValue = LedgerConsumer.DEFAULT_GROUP, description = "consumer group (default ${DEFAULT-VALUE})")
+        @Option(names = "--group", description = "warden.ledger.group: the consumer group")
         String group;
 
         @Option(names = "--redis-connect-timeout", description = "(default 5s)")
@@ -99,8 +99,9 @@ final class CliOptions {
         @Option(names = "--redis-timeout", description = "deadline of every Redis call (default 5s)")
         Duration requestTimeout;
 
-        @Option(names = "--settings", description = "a properties file of warden.quota.* and warden.lock.* settings;"
-                + " the options above win over it, and it wins over system properties and WARDEN_* environment variables")
+        @Option(names = "--settings", description = "a properties file of warden.quota.*, warden.ledger.* and warden.lock.*"
+                + " settings (every one: ledger settings); the options win over it, and it wins over system properties and"
+                + " WARDEN_* environment variables")
         java.nio.file.Path file;
 
         /** Options, then the settings file, then -Dwarden.* system properties, then WARDEN_* environment variables. */
@@ -133,7 +134,16 @@ final class CliOptions {
             if (namespace != null) {
                 s.put("warden.quota.namespace", namespace);
             }
+            if (group != null) {
+                s.put(LedgerSettings.GROUP.key(), group);
+            }
             return s;
+        }
+
+        /** The consumer group these settings name ({@code --group}, else {@code warden.ledger.group}, else the default). */
+        static String group(Map<String, Object> settings) {
+            Object group = settings.get(LedgerSettings.GROUP.key());
+            return group == null ? LedgerSettings.GROUP.defaultValue() : group.toString().trim();
         }
     }
 

@@ -2,14 +2,19 @@ package dev.warden.quota.ledger.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.warden.lock.Redaction;
+import dev.warden.lock.settings.LockSettings;
+import dev.warden.lock.settings.Setting;
+import dev.warden.lock.settings.SettingTable;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
+import dev.warden.quota.ledger.LedgerSettings;
 import dev.warden.quota.ledger.Reconciler;
 import dev.warden.quota.ledger.reconcile.BootstrapReport;
 import dev.warden.quota.ledger.reconcile.ReconciliationReport;
 import dev.warden.quota.ledger.reconcile.RepairReport;
 import dev.warden.quota.ledger.store.Dialect;
+import dev.warden.quota.redis.QuotaSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,6 +22,7 @@ import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -39,9 +45,10 @@ import java.util.concurrent.CountDownLatch;
  * listed), 2 usage, 3 failure, 4 refused because something must come first (a repair before bootstrap or
  * over unresolved entries: the message says what). See {@code docs/operations.md}.
  */
-@Command(name = "ledger", mixinStandardHelpOptions = true, description = "Warden quota ledger: journal consumer, "
+@Command(name = "ledger", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, description = "Warden quota ledger: journal consumer, "
         + "reconciliation, schema.", subcommands = {LedgerCli.Schema.class, LedgerCli.Consume.class,
-        LedgerCli.Reconcile.class, LedgerCli.Bootstrap.class, LedgerCli.Quarantine.class, LedgerCli.Compensations.class})
+        LedgerCli.Reconcile.class, LedgerCli.Bootstrap.class, LedgerCli.Quarantine.class, LedgerCli.Compensations.class,
+        LedgerCli.Settings.class})
 public final class LedgerCli implements Callable<Integer> {
 
     private LedgerCli() {
@@ -116,48 +123,76 @@ public final class LedgerCli implements Callable<Integer> {
         }
     }
 
-    @Command(name = "consume", description = "Run the journal consumer until stopped (SIGTERM or Ctrl-C).")
+    private static void put(Map<String, Object> settings, String key, Object value) {
+        if (value != null) {
+            settings.put(key, value.toString());
+        }
+    }
+
+    @Command(name = "settings", description = "Print every setting the ledger's commands read (from --settings, -D or"
+            + " WARDEN_* environment variables): its key, default, environment variable and meaning.")
+    static final class Settings implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            for (SettingTable table : List.of(QuotaSettings.TABLE, LedgerSettings.TABLE, LockSettings.TABLE)) {
+                System.out.println(table.title() + " (" + table.prefix() + "*)");
+                for (Setting<?> s : table.settings()) {
+                    System.out.println("  " + String.join(", ", s.keys()) + "  [" + s.shownDefault() + "]  $"
+                            + SettingTable.environmentName(s.key()));
+                    System.out.println("      " + s.doc().replace("`", ""));
+                }
+                System.out.println();
+            }
+            System.out.println("The lock that owns partitions also reads its backend's warden.lock.<backend>.* settings:"
+                    + " see docs/settings.md.");
+            return 0;
+        }
+    }
+
+    @Command(name = "consume", description = {"Run the journal consumer until stopped (SIGTERM or Ctrl-C).",
+            "Each option sets the warden.ledger.* setting it names, over --settings; `ledger settings` lists every"
+                    + " setting with its default and meaning."})
     static final class Consume implements Callable<Integer> {
         @Mixin
         CliOptions.Redis redis = new CliOptions.Redis();
         @Mixin
         CliOptions.Database database = new CliOptions.Database();
 
-        @Option(names = "--consumer", description = "consumer name (default <host>-<pid>)")
+        @Option(names = "--consumer", description = "warden.ledger.consumer-name")
         String consumer;
 
-        @Option(names = "--only", split = ",", description = "partitions this consumer may own (default all)")
+        @Option(names = "--only", split = ",", description = "warden.ledger.partitions: the partitions this consumer may own")
         List<Integer> only;
 
-        @Option(names = "--batch-size", defaultValue = "500")
-        int batchSize;
+        @Option(names = "--batch-size", description = "warden.ledger.batch-size")
+        Integer batchSize;
 
-        @Option(names = "--block", defaultValue = "1s")
+        @Option(names = "--block", description = "warden.ledger.block-time")
         Duration block;
 
-        @Option(names = "--sweep", defaultValue = "1s", description = "how often owned partitions are swept for"
-                + " entries left pending on other consumers (default ${DEFAULT-VALUE})")
+        @Option(names = "--sweep", description = "warden.ledger.sweep-interval")
         Duration sweep;
 
-        @Option(names = "--rebalance", defaultValue = "2s", description = "how often consumers register and share the"
-                + " partitions (default ${DEFAULT-VALUE})")
+        @Option(names = "--rebalance", description = "warden.ledger.rebalance-interval")
         Duration rebalance;
 
-        @Option(names = "--max-backoff", defaultValue = "10s")
+        @Option(names = "--max-backoff", description = "warden.ledger.retry-backoff-max")
         Duration maxBackoff;
 
         @Override
         public Integer call() throws InterruptedException {
+            // The options are settings too: the ledger's table reads and checks them with the file's.
+            Map<String, Object> settings = redis.settings();
+            put(settings, LedgerSettings.CONSUMER_NAME.key(), consumer);
+            put(settings, LedgerSettings.PARTITIONS.key(), only == null ? null
+                    : only.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
+            put(settings, LedgerSettings.BATCH_SIZE.key(), batchSize);
+            put(settings, LedgerSettings.BLOCK_TIME.key(), block);
+            put(settings, LedgerSettings.SWEEP_INTERVAL.key(), sweep);
+            put(settings, LedgerSettings.REBALANCE_INTERVAL.key(), rebalance);
+            put(settings, LedgerSettings.RETRY_BACKOFF_MAX.key(), maxBackoff);
             try (HikariDataSource ds = database.open()) {
-                LedgerConsumer.Builder b = LedgerConsumer.builder(redis.settings(), ds).group(redis.group)
-                        .batchSize(batchSize).blockTime(block).sweepInterval(sweep).rebalanceInterval(rebalance)
-                        .retryBackoff(Duration.ofMillis(100), maxBackoff);
-                if (consumer != null) {
-                    b.consumerName(consumer);
-                }
-                if (only != null) {
-                    b.partitions(only);
-                }
+                LedgerConsumer.Builder b = LedgerConsumer.builder(settings, ds);
                 CountDownLatch done = new CountDownLatch(1);
                 LedgerConsumer c = b.build();
                 Thread hook = new Thread(() -> {
@@ -195,7 +230,7 @@ public final class LedgerCli implements Callable<Integer> {
         @Override
         public Integer call() throws InterruptedException {
             try (HikariDataSource ds = database.open();
-                 Reconciler r = Reconciler.create(redis.settings(), ds, redis.group)) {
+                 Reconciler r = Reconciler.create(redis.settings(), ds, CliOptions.Redis.group(redis.settings()))) {
                 if (every != null) {
                     CountDownLatch forever = new CountDownLatch(1);
                     try (AutoCloseable ignored = r.schedule(every, repair && apply, report -> {
@@ -241,7 +276,7 @@ public final class LedgerCli implements Callable<Integer> {
         @Override
         public Integer call() {
             try (HikariDataSource ds = database.open();
-                 Reconciler r = Reconciler.create(redis.settings(), ds, redis.group)) {
+                 Reconciler r = Reconciler.create(redis.settings(), ds, CliOptions.Redis.group(redis.settings()))) {
                 BootstrapReport b = r.bootstrap();
                 System.out.println("bootstrap: " + b.accountsLoaded() + " accounts loaded (" + b.balancesLoaded()
                         + " named balances), " + b.accountsPresent() + " already present, " + b.markersWritten()

@@ -3,7 +3,7 @@ package dev.warden.quota.ledger.journal;
 import dev.warden.quota.Amount;
 import dev.warden.quota.EntryKind;
 import dev.warden.quota.InvalidIdException;
-import dev.warden.quota.spi.Ids;
+import dev.warden.quota.redis.Ids;
 
 import java.util.Collections;
 import java.util.List;

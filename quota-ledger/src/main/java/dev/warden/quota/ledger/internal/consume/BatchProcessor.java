@@ -7,7 +7,7 @@ import dev.warden.quota.ledger.internal.store.PartitionFence;
 import dev.warden.quota.ledger.internal.store.Schema;
 import dev.warden.quota.ledger.journal.QuarantinedEntry;
 import dev.warden.quota.ledger.store.Dialect;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import io.lettuce.core.StreamMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

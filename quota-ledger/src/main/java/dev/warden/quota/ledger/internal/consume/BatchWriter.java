@@ -11,7 +11,7 @@ import dev.warden.quota.ledger.internal.store.QuarantineRow;
 import dev.warden.quota.ledger.journal.JournalEntry;
 import dev.warden.quota.ledger.journal.QuarantineReason;
 import dev.warden.quota.ledger.store.Dialect;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 
 import java.sql.BatchUpdateException;
 import java.sql.Connection;

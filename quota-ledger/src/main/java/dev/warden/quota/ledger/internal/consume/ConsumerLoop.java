@@ -6,7 +6,7 @@ import dev.warden.quota.ledger.consume.LedgerListener;
 import dev.warden.quota.ledger.internal.journal.JournalStreams;
 import dev.warden.quota.ledger.internal.store.LedgerSql;
 import dev.warden.quota.ledger.internal.store.PartitionFence;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import io.lettuce.core.StreamMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -4,7 +4,7 @@ import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.ledger.internal.journal.JournalStreams;
 import dev.warden.quota.ledger.internal.journal.LedgerScripts;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,7 +2,7 @@ package dev.warden.quota.ledger.internal.consume;
 
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaException;
-import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.redis.QuotaConfig;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;

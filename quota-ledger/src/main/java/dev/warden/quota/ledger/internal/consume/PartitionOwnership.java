@@ -6,8 +6,8 @@ import dev.warden.lock.LockException;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.ledger.internal.store.PartitionFence;
-import dev.warden.quota.spi.KeyLayout;
-import dev.warden.quota.spi.QuotaConfig;
+import dev.warden.quota.redis.KeyLayout;
+import dev.warden.quota.redis.QuotaConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,8 +2,8 @@ package dev.warden.quota.ledger.internal.journal;
 
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaException;
-import dev.warden.quota.spi.RedisConnection;
-import dev.warden.quota.spi.ScriptRunner;
+import dev.warden.quota.redis.RedisConnection;
+import dev.warden.quota.redis.ScriptRunner;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;

@@ -1,6 +1,6 @@
 package dev.warden.quota.ledger.internal.journal;
 
-import dev.warden.quota.spi.ScriptPrelude;
+import dev.warden.quota.redis.ScriptPrelude;
 import dev.warden.redis.internal.RedisScript;
 
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.warden.quota.ledger.internal.journal.JournalTail.Change;
 import dev.warden.quota.ledger.internal.journal.JournalTail;
 import dev.warden.quota.ledger.internal.journal.LedgerScripts;
 import dev.warden.quota.ledger.reconcile.ReconciliationReport;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import io.lettuce.core.StreamMessage;
 
 import java.sql.Connection;

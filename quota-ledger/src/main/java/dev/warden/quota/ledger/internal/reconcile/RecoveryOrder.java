@@ -3,7 +3,7 @@ package dev.warden.quota.ledger.internal.reconcile;
 import dev.warden.quota.QuotaException.Reason;
 import dev.warden.quota.QuotaException;
 import dev.warden.quota.ledger.internal.consume.Compensations;
-import dev.warden.quota.spi.KeyLayout;
+import dev.warden.quota.redis.KeyLayout;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 
 import java.sql.Connection;

@@ -7,4 +7,4 @@
  * ({@link RedisRefusal}). These types serve Warden's own modules and are not an extension point:
  * applications use {@link dev.warden.quota.QuotaService}.
  */
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;

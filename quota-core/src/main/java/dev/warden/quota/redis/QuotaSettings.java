@@ -1,4 +1,4 @@
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;
 
 import dev.warden.lock.settings.Setting;
 import dev.warden.lock.settings.SettingTable;

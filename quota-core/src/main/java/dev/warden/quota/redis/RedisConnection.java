@@ -1,4 +1,4 @@
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;
 
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;

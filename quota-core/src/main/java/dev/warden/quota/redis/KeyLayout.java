@@ -1,4 +1,4 @@
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;

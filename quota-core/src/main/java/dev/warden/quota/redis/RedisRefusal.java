@@ -1,4 +1,4 @@
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;
 
 import dev.warden.quota.QuotaException;
 import dev.warden.redis.internal.RedisFailures;

@@ -1,4 +1,4 @@
-package dev.warden.quota.spi;
+package dev.warden.quota.redis;
 
 import dev.warden.lock.Redaction;
 import dev.warden.lock.WardenSettings;
