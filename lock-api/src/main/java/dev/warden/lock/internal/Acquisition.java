@@ -1,5 +1,6 @@
 package dev.warden.lock.internal;
 
+import dev.warden.lock.FencingEpoch;
 import dev.warden.lock.LockException;
 import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
@@ -300,6 +301,13 @@ final class Acquisition {
                 stopping = true;
                 stopReason = new LockException(LockException.Reason.CLOSED, "the lock client was closed");
             }
+            if (!stopping && !FencingEpoch.fits(grant.fencingToken())) {
+                // A token that does not fit below the epoch would compare wrongly with every other: no lease.
+                stopping = true;
+                stopReason = new LockException(LockException.Reason.PROTOCOL, "the " + parts.config().backend()
+                        + " backend granted lock '" + name + "' the fencing token " + grant.fencingToken()
+                        + ", outside 0.." + FencingEpoch.MAX_BACKEND_TOKEN + " (53 bits); the grant is released");
+            }
             if (!stopping) {
                 granted = true;
                 cancelDeadline();
@@ -314,7 +322,7 @@ final class Acquisition {
         }
         parts.registry().remember(held);
         held.start();
-        parts.observer().granted(name, grant.fencingToken(), Duration.ofNanos(parts.time().nanoTime() - startNanos));
+        parts.observer().granted(name, held.token(), Duration.ofNanos(parts.time().nanoTime() - startNanos));
         parts.registry().removePending(this);
         if (!result.complete(held)) {
             // Cancelled as the grant arrived: the caller will never see this lease.

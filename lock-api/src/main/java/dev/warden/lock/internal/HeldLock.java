@@ -1,5 +1,6 @@
 package dev.warden.lock.internal;
 
+import dev.warden.lock.FencingEpoch;
 import dev.warden.lock.LeaseLost;
 import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
@@ -51,6 +52,7 @@ final class HeldLock {
     private final ClientParts parts;
     private final String name;
     private final Grant grant;
+    private final long token;
     private final Duration ttl;
     private final long ttlNanos;
     private final long driftNanos;
@@ -77,6 +79,7 @@ final class HeldLock {
         this.parts = parts;
         this.name = name;
         this.grant = grant;
+        this.token = FencingEpoch.compose(parts.settings().fencingEpoch(), grant.fencingToken());
         this.ttl = parts.config().ttl();
         this.ttlNanos = ttl.toNanos();
         // Server clocks may run fast; Redlock's allowance: 1% of the TTL plus 2 ms.
@@ -104,8 +107,9 @@ final class HeldLock {
         return name;
     }
 
+    /** The lease's fencing token: the grant's under the client's epoch. */
     long token() {
-        return grant.fencingToken();
+        return token;
     }
 
     Grant grant() {
@@ -232,7 +236,7 @@ final class HeldLock {
             sentAt = parts.time().nanoTime();
             due = dueLoss(sentAt);
             if (due == null) {
-                parts.observer().renewing(name, grant.fencingToken());
+                parts.observer().renewing(name, token);
                 armDeadline(sentAt);
                 try {
                     call = parts.driver().renew(grant, ttl).toCompletableFuture();
@@ -265,7 +269,7 @@ final class HeldLock {
                 if (candidate - validUntilNanos > 0) {
                     validUntilNanos = candidate;
                 }
-                parts.observer().renewed(name, grant.fencingToken(), Duration.ofNanos(Math.max(0, nextDeadline() - now)));
+                parts.observer().renewed(name, token, Duration.ofNanos(Math.max(0, nextDeadline() - now)));
                 cancel(deadline);
                 deadline = null;
                 renewal = parts.time().schedule(this::renewTick, renewInterval());
@@ -322,7 +326,7 @@ final class HeldLock {
             }
             pendingRenewal = renewalInFlight;
         }
-        log.warn("lease on lock '{}' (token {}) lost: {}", name, grant.fencingToken(), reason);
+        log.warn("lease on lock '{}' (token {}) lost: {}", name, token, reason);
         parts.registry().forget(this);
         queuePermit.run();
         parts.observer().lost(event);
@@ -340,7 +344,7 @@ final class HeldLock {
             case MAX_HOLD_TIME -> nextDeadline();
             default -> confirmedAtNanos;
         };
-        return new LeaseLost(name, grant.fencingToken(), reason, Optional.ofNullable(cause),
+        return new LeaseLost(name, token, reason, Optional.ofNullable(cause),
                 parts.time().now().minusNanos(Math.max(0, now - lastValid)));
     }
 
@@ -369,7 +373,7 @@ final class HeldLock {
         CompletableFuture<ReleaseOutcome> result = new CompletableFuture<>();
         synchronized (this) {
             if (state == State.LOST) {
-                parts.observer().released(name, grant.fencingToken(), ReleaseOutcome.LOST);
+                parts.observer().released(name, token, ReleaseOutcome.LOST);
                 return CompletableFuture.completedFuture(ReleaseOutcome.LOST);
             }
             if (state == State.RELEASING) {
@@ -414,6 +418,6 @@ final class HeldLock {
 
     @Override
     public String toString() {
-        return "HeldLock[" + name + ", token " + grant.fencingToken() + "]";
+        return "HeldLock[" + name + ", token " + token + "]";
     }
 }

@@ -40,9 +40,15 @@ public final class LockSettings {
     public static final Setting<Duration> MAX_HOLD_TIME = positive(Setting.duration("warden.lock.max-hold-time", null,
             "the longest any lease of the client is held (per lock: `withMaxHoldTime`)"));
 
+    public static final Setting<Integer> FENCING_EPOCH = Setting.whole("warden.lock.fencing-epoch", 0, 0,
+            dev.warden.lock.FencingEpoch.MAX_EPOCH, "the high bits of every fencing token (`epoch << 53 | backend token`):"
+                    + " raise it by one when the deployment moves to another backend, so every new token exceeds every"
+                    + " old one; never lower it");
+
     /** The table, in the order the reference lists it. */
     public static final SettingTable TABLE = new SettingTable("warden.lock.", "Locks: every backend",
-            List.of(BACKEND, ENDPOINTS, NAMESPACE, TTL, CONNECT_TIMEOUT, REQUEST_TIMEOUT, OUTAGE_TOLERANCE, MAX_HOLD_TIME));
+            List.of(BACKEND, ENDPOINTS, NAMESPACE, TTL, CONNECT_TIMEOUT, REQUEST_TIMEOUT, OUTAGE_TOLERANCE, MAX_HOLD_TIME,
+                    FENCING_EPOCH));
 
     private LockSettings() {
     }

@@ -34,6 +34,10 @@ final class VirtualClient implements AutoCloseable {
     }
 
     VirtualClient(Duration outageTolerance, Optional<Duration> maxHoldTime) {
+        this(outageTolerance, maxHoldTime, 0);
+    }
+
+    VirtualClient(Duration outageTolerance, Optional<Duration> maxHoldTime, int fencingEpoch) {
         LockConfig config = new LockConfig("scripted", List.of("scripted://test"), "test", TTL, Duration.ofSeconds(1),
                 Duration.ofSeconds(1), Map.of());
         LockObserver observer = new LockObserver() {
@@ -42,7 +46,7 @@ final class VirtualClient implements AutoCloseable {
                 losses.add(event);
             }
         };
-        client = DefaultLockClient.open(DefaultLockClient.testParts(new ClientSettings(config, outageTolerance, maxHoldTime),
+        client = DefaultLockClient.open(DefaultLockClient.testParts(new ClientSettings(config, outageTolerance, maxHoldTime, fencingEpoch),
                 driver, observer, clock, LeakDetector.everySite(leaks::add)));
     }
 

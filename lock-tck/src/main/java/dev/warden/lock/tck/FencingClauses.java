@@ -1,5 +1,6 @@
 package dev.warden.lock.tck;
 
+import dev.warden.lock.FencingEpoch;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import org.junit.jupiter.api.DisplayName;
@@ -8,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens strictly increase with each grant of a name, across clients.
+ * Fencing tokens strictly increase with each grant of a name, across clients; a backend's own token fits
+ * below the fencing epoch (53 bits), and a client of a higher epoch gets tokens above every lower epoch's
+ * ({@link FencingEpoch}).
  */
 abstract class FencingClauses {
 
@@ -30,6 +33,33 @@ abstract class FencingClauses {
                 assertThat(lease.fencingToken()).isGreaterThan(last);
                 last = lease.fencingToken();
             }
+        }
+    }
+
+    @Test
+    @DisplayName("fit in 53 bits at epoch 0; a client of the next epoch gets the same backend's next token in the epoch's bits, above every earlier token")
+    void epochOrdersAboveEveryEarlierToken() {
+        LockClient before = kit.client();
+        LockClient after = kit.client("fencing-epoch", "1");
+        String name = kit.newName();
+        long last = Long.MIN_VALUE;
+        for (int i = 0; i < 3; i++) {
+            try (Lease lease = before.lock(name).acquire()) {
+                assertThat(lease.fencingToken()).as("a backend's own token, at epoch 0").isBetween(0L, FencingEpoch.MAX_BACKEND_TOKEN)
+                        .isGreaterThan(last);
+                last = lease.fencingToken();
+            }
+        }
+        try (Lease lease = after.lock(name).acquire()) {
+            assertThat(FencingEpoch.epochOf(lease.fencingToken())).isEqualTo(1);
+            assertThat(FencingEpoch.backendTokenOf(lease.fencingToken())).as("the backend's own sequence goes on")
+                    .isGreaterThan(last);
+            assertThat(lease.fencingToken()).isGreaterThan(last);
+            last = lease.fencingToken();
+        }
+        try (Lease lease = before.lock(name).acquire()) {
+            assertThat(lease.fencingToken()).as("a client left at the old epoch: below, so a guarded resource refuses it")
+                    .isLessThan(last);
         }
     }
 }

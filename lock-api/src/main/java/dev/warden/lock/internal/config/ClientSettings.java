@@ -14,8 +14,9 @@ import java.util.Optional;
  * @param outageTolerance how long an acquisition retries through failed calls before it fails
  *        with {@code UNAVAILABLE}; zero fails at the first
  * @param maxHoldTime the longest a lease is held, by default
+ * @param fencingEpoch the high bits of every token this client's leases show ({@link dev.warden.lock.FencingEpoch})
  */
-public record ClientSettings(LockConfig lock, Duration outageTolerance, Optional<Duration> maxHoldTime) {
+public record ClientSettings(LockConfig lock, Duration outageTolerance, Optional<Duration> maxHoldTime, int fencingEpoch) {
 
     public static final Duration DEFAULT_OUTAGE_TOLERANCE = Duration.ofSeconds(30);
 
@@ -23,6 +24,14 @@ public record ClientSettings(LockConfig lock, Duration outageTolerance, Optional
         Objects.requireNonNull(lock, "lock");
         Objects.requireNonNull(outageTolerance, "outageTolerance");
         Objects.requireNonNull(maxHoldTime, "maxHoldTime");
+        if (fencingEpoch < 0 || fencingEpoch > dev.warden.lock.FencingEpoch.MAX_EPOCH) {
+            throw new IllegalArgumentException("fencing epoch " + fencingEpoch + " is out of range");
+        }
+    }
+
+    /** Epoch 0: tokens are the backend's own. */
+    public ClientSettings(LockConfig lock, Duration outageTolerance, Optional<Duration> maxHoldTime) {
+        this(lock, outageTolerance, maxHoldTime, 0);
     }
 
     /** Settings with lock-api's defaults around {@code lock}. */

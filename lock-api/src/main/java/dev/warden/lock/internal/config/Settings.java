@@ -60,6 +60,7 @@ public final class Settings {
         Duration requestTimeout = read.get(LockSettings.REQUEST_TIMEOUT);
         Duration outageTolerance = read.get(LockSettings.OUTAGE_TOLERANCE);
         Duration maxHoldTime = read.get(LockSettings.MAX_HOLD_TIME);
+        Integer fencingEpoch = read.get(LockSettings.FENCING_EPOCH);
 
         LockProvider provider = null;
         LockException providerProblem = null;
@@ -105,7 +106,8 @@ public final class Settings {
             LockException.Reason reason = providerProblem != null ? providerProblem.reason() : LockException.Reason.CONFIGURATION;
             throw new LockException(reason, "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
         }
-        return new Resolved(provider, new ClientSettings(config, outageTolerance, Optional.ofNullable(maxHoldTime)));
+        return new Resolved(provider, new ClientSettings(config, outageTolerance, Optional.ofNullable(maxHoldTime),
+                fencingEpoch));
     }
 
     private static LockProvider findProvider(String backend, Iterable<LockProvider> candidates, List<String> problems) {

@@ -1,0 +1,119 @@
+package dev.warden.quota.ledger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.warden.quota.Outcome;
+import dev.warden.quota.QuotaService;
+import dev.warden.testkit.EtcdServer;
+import dev.warden.testkit.PostgresServerExtension;
+import dev.warden.testkit.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The ledger consumers' partition locks move from Redis to etcd (issue 22). Each partition's row keeps the
+ * highest token that wrote to it; with the next fencing epoch every etcd token exceeds it and the new
+ * consumer takes every partition on, never fenced out; a consumer left at the old epoch is fenced out.
+ */
+class LockSwitchLedgerTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+    @RegisterExtension
+    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static EtcdServer etcd;
+    static HikariDataSource ds;
+    static String schema;
+
+    @BeforeAll
+    static void start() {
+        etcd = EtcdServer.start();
+        ds = Support.freshPostgres(postgres.server());
+        schema = Support.schemaOf(ds);
+    }
+
+    @AfterAll
+    static void stop() {
+        ds.close();
+        etcd.close();
+    }
+
+    /** A consumer whose partition locks are etcd's at {@code epoch}; it records every fenced batch. */
+    static LedgerConsumer onEtcd(int epoch, List<Integer> fenced) {
+        Map<String, Object> settings = Support.settings(redis.server());
+        settings.put("warden.lock.backend", "etcd");
+        settings.put("warden.lock.endpoints", etcd.endpoints());
+        settings.put("warden.lock.fencing-epoch", Integer.toString(epoch));
+        return LedgerConsumer.builder(settings, ds).consumerName("etcd-" + epoch + "-" + UUID.randomUUID())
+                .batchSize(50).blockTime(java.time.Duration.ofMillis(200)).sweepInterval(java.time.Duration.ofMillis(300))
+                .rebalanceInterval(java.time.Duration.ofMillis(300))
+                .retryBackoff(java.time.Duration.ofMillis(20), java.time.Duration.ofMillis(500))
+                .listener(new dev.warden.quota.ledger.consume.LedgerListener() {
+                    @Override
+                    public void fenced(int partition, long token) {
+                        fenced.add(partition);
+                    }
+                }).build();
+    }
+
+    static long ledgerSum() {
+        return Long.parseLong(postgres.server().psql("SET search_path TO " + schema
+                + "; SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE kind = 'deduct'"));
+    }
+
+    static void deduct(QuotaService quota, List<String> accounts, int each) {
+        for (String a : accounts) {
+            for (int i = 0; i < each; i++) {
+                assertThat(quota.deduct(a, 1, "d-" + UUID.randomUUID())).isInstanceOf(Outcome.Applied.class);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("Redis to etcd partition locks with the next epoch: every entry reaches the database, no batch fenced;"
+            + " a consumer left at the old epoch is fenced out")
+    void partitionLocksMoveToEtcd() {
+        List<String> accounts = new java.util.ArrayList<>();
+        try (QuotaService quota = Support.quota(redis.server())) {
+            for (int i = 0; i < 32; i++) {
+                String a = "switch-" + UUID.randomUUID();
+                quota.open(a, 1_000);
+                accounts.add(a);
+            }
+            try (LedgerConsumer onRedis = Support.consumer(redis.server(), ds, "redis-" + UUID.randomUUID()).start()) {
+                deduct(quota, accounts, 2);
+                Support.drained(onRedis);
+            }
+            assertThat(ledgerSum()).isEqualTo(64);
+
+            List<Integer> fenced = new CopyOnWriteArrayList<>();
+            try (LedgerConsumer next = onEtcd(1, fenced).start()) {
+                deduct(quota, accounts, 2);
+                Support.drained(next);
+            }
+            assertThat(fenced).as("batches of the next epoch fenced out").isEmpty();
+            assertThat(ledgerSum()).isEqualTo(128);
+
+            List<Integer> stale = new CopyOnWriteArrayList<>();
+            try (LedgerConsumer leftBehind = onEtcd(0, stale).start()) {
+                deduct(quota, accounts, 1);
+                Support.await("a consumer at the old epoch is fenced out", () -> !stale.isEmpty());
+            }
+            assertThat(ledgerSum()).as("nothing written under the old epoch").isEqualTo(128);
+            try (LedgerConsumer heir = onEtcd(1, fenced).start()) {
+                Support.drained(heir);
+            }
+            assertThat(ledgerSum()).isEqualTo(160);
+            assertThat(fenced).isEmpty();
+        }
+    }
+}
