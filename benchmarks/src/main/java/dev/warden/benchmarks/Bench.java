@@ -1,19 +1,14 @@
 package dev.warden.benchmarks;
 
 import dev.warden.benchmarks.internal.Report;
+import dev.warden.benchmarks.internal.Rows;
 import dev.warden.benchmarks.internal.Runner;
 import dev.warden.benchmarks.internal.ServerCpu;
 import dev.warden.benchmarks.internal.QuotaSizing;
 import dev.warden.benchmarks.internal.ServerLimit;
 import dev.warden.benchmarks.internal.SustainedLedger;
 import dev.warden.benchmarks.scenarios.Accounts;
-import dev.warden.benchmarks.scenarios.BareRedisScripts;
-import dev.warden.benchmarks.scenarios.CuratorMutex;
-import dev.warden.benchmarks.scenarios.JetcdLockRpc;
 import dev.warden.benchmarks.scenarios.LuaDeduct;
-import dev.warden.benchmarks.scenarios.PostgresDeduct;
-import dev.warden.benchmarks.scenarios.RedissonLock;
-import dev.warden.benchmarks.scenarios.SeedAlternatives;
 import dev.warden.benchmarks.scenarios.WardenLock;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.PostgresServer;
@@ -100,47 +95,9 @@ public final class Bench implements Callable<Integer> {
              RedisCluster redisCluster = cluster && (selected("warden redis warden lua cluster")
                      || selected("quota deduct, one hot account warden lua, sync, 8 buckets, 3-primary cluster"))
                      ? RedisCluster.builder().appendOnly(true).config("appendfsync", "everysec").start() : null) {
-            Map<String, Map<String, Object>> lockBackends = new LinkedHashMap<>();
-            lockBackends.put("redis", Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.uri()));
-            lockBackends.put("etcd", Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints(),
-                    "warden.lock.ttl", "10s"));
-            lockBackends.put("zookeeper", Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints",
-                    zookeeper.endpoint(), "warden.lock.ttl", "10s"));
-
-            List<Supplier<Workload>> lockWorkloads = new ArrayList<>();
-            for (boolean contended : new boolean[] {false, true}) {
-                lockWorkloads.add(() -> new WardenLock("warden redis", lock(lockBackends, "redis", "bench"), contended));
-                lockWorkloads.add(() -> new RedissonLock(redis.uri(), contended, "redisson"));
-                if (!contended) {
-                    lockWorkloads.add(() -> new BareRedisScripts(redis.uri(), "bare"));
-                }
-                lockWorkloads.add(() -> new WardenLock("warden etcd", lock(lockBackends, "etcd", "bench"), contended));
-                lockWorkloads.add(() -> new JetcdLockRpc(etcd.clientUrls(), contended, "jetcd-bench"));
-                lockWorkloads.add(() -> new WardenLock("warden zookeeper", lock(lockBackends, "zookeeper", "bench"), contended));
-                lockWorkloads.add(() -> new CuratorMutex(zookeeper.connectString(), contended, "curator-bench"));
-            }
-            List<Supplier<Workload>> quotaWorkloads = new ArrayList<>();
-            for (Accounts accounts : Accounts.values()) {
-                Map<String, Object> quota = Map.of("warden.quota.endpoint", redis.uri());
-                quotaWorkloads.add(() -> new LuaDeduct("warden lua, sync", quota, accounts, LuaDeduct.Mode.SYNC));
-                quotaWorkloads.add(() -> new LuaDeduct("warden lua, async", quota, accounts, LuaDeduct.Mode.ASYNC));
-                if (accounts == Accounts.HOT) {
-                    quotaWorkloads.add(() -> new LuaDeduct("warden lua, sync, 8 buckets", quota, accounts,
-                            LuaDeduct.Mode.SYNC, 8));
-                }
-                for (String backend : lockBackends.keySet()) {
-                    Map<String, Object> locked = new LinkedHashMap<>(quota);
-                    locked.put("warden.quota.lock", backend);
-                    locked.putAll(lock(lockBackends, backend, "bench-quota"));
-                    quotaWorkloads.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts,
-                            LuaDeduct.Mode.LOCKED));
-                }
-                for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {
-                    quotaWorkloads.add(() -> new SeedAlternatives(redis.uri(), accounts, style));
-                }
-                quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.SELECT_FOR_UPDATE));
-                quotaWorkloads.add(() -> new PostgresDeduct(postgres.jdbcUrl(), accounts, PostgresDeduct.Style.CONDITIONAL_UPDATE));
-            }
+            Rows.Servers servers = new Rows.Servers(redis, etcd, zookeeper, postgres);
+            List<Supplier<Workload>> lockWorkloads = Rows.locks(servers);
+            List<Supplier<Workload>> quotaWorkloads = Rows.quota(servers);
             ServerCpu redisCpu = ServerCpu.of(redis);
             failed |= runAll(runner, lockWorkloads, lockThreads, redisCpu, results);
             failed |= runAll(runner, quotaWorkloads, quotaThreads, redisCpu, results);
@@ -240,12 +197,6 @@ public final class Bench implements Callable<Integer> {
 
     private boolean selected(String description) {
         return only == null || only.stream().anyMatch(description::contains);
-    }
-
-    private static Map<String, Object> lock(Map<String, Map<String, Object>> backends, String backend, String namespace) {
-        Map<String, Object> s = new LinkedHashMap<>(backends.get(backend));
-        s.put("warden.lock.namespace", namespace);
-        return s;
     }
 
     private boolean runAll(Runner runner, List<Supplier<Workload>> workloads, List<Integer> threadCounts,

@@ -65,8 +65,9 @@ public final class BareRedisScripts implements Workload {
             if (granted.get(0) != 1L) {
                 throw new IllegalStateException("lock " + tag + " was held");
             }
+            // The release script publishes on the release channel with the command it is given, as the driver's does.
             Long released = redis.evalsha(release, ScriptOutputType.INTEGER, releaseKeys, owner + ":" + granted.get(1),
-                    tag + ":released");
+                    tag + ":released", "PUBLISH");
             if (released != 1L) {
                 throw new IllegalStateException("lock " + tag + " was not released");
             }

@@ -1,0 +1,96 @@
+package dev.warden.benchmarks.internal;
+
+import dev.warden.benchmarks.Workload;
+import dev.warden.benchmarks.scenarios.Accounts;
+import dev.warden.benchmarks.scenarios.BareRedisScripts;
+import dev.warden.benchmarks.scenarios.CuratorMutex;
+import dev.warden.benchmarks.scenarios.JetcdLockRpc;
+import dev.warden.benchmarks.scenarios.LuaDeduct;
+import dev.warden.benchmarks.scenarios.PostgresDeduct;
+import dev.warden.benchmarks.scenarios.RedissonLock;
+import dev.warden.benchmarks.scenarios.SeedAlternatives;
+import dev.warden.benchmarks.scenarios.WardenLock;
+import dev.warden.testkit.EtcdServer;
+import dev.warden.testkit.PostgresServer;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.ZooKeeperServer;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The rows of the one benchmark table, Warden's and its baselines', on the servers they run against: what
+ * {@code Bench} measures, and what {@code EveryRowRunsTest} runs briefly so a row that errors fails the
+ * build rather than a later benchmark run.
+ */
+public final class Rows {
+
+    /** The servers the rows run on. */
+    public record Servers(RedisServer redis, EtcdServer etcd, ZooKeeperServer zookeeper, PostgresServer postgres) {
+
+        /** Each lock backend's settings. */
+        public Map<String, Map<String, Object>> lockBackends() {
+            Map<String, Map<String, Object>> backends = new LinkedHashMap<>();
+            backends.put("redis", Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.uri()));
+            backends.put("etcd", Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints(),
+                    "warden.lock.ttl", "10s"));
+            backends.put("zookeeper", Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints",
+                    zookeeper.endpoint(), "warden.lock.ttl", "10s"));
+            return backends;
+        }
+
+        Map<String, Object> lock(String backend, String namespace) {
+            Map<String, Object> s = new LinkedHashMap<>(lockBackends().get(backend));
+            s.put("warden.lock.namespace", namespace);
+            return s;
+        }
+    }
+
+    private Rows() {
+    }
+
+    /** The lock rows, uncontended then contended: Warden on each backend beside that backend's own client. */
+    public static List<Supplier<Workload>> locks(Servers s) {
+        List<Supplier<Workload>> rows = new ArrayList<>();
+        for (boolean contended : new boolean[] {false, true}) {
+            rows.add(() -> new WardenLock("warden redis", s.lock("redis", "bench"), contended));
+            rows.add(() -> new RedissonLock(s.redis().uri(), contended, "redisson"));
+            if (!contended) {
+                rows.add(() -> new BareRedisScripts(s.redis().uri(), "bare"));
+            }
+            rows.add(() -> new WardenLock("warden etcd", s.lock("etcd", "bench"), contended));
+            rows.add(() -> new JetcdLockRpc(s.etcd().clientUrls(), contended, "jetcd-bench"));
+            rows.add(() -> new WardenLock("warden zookeeper", s.lock("zookeeper", "bench"), contended));
+            rows.add(() -> new CuratorMutex(s.zookeeper().connectString(), contended, "curator-bench"));
+        }
+        return rows;
+    }
+
+    /** The quota rows, per account mix: Warden's deduction (bare, batched, split, under each lock) beside the alternatives. */
+    public static List<Supplier<Workload>> quota(Servers s) {
+        List<Supplier<Workload>> rows = new ArrayList<>();
+        for (Accounts accounts : Accounts.values()) {
+            Map<String, Object> quota = Map.of("warden.quota.endpoint", s.redis().uri());
+            rows.add(() -> new LuaDeduct("warden lua, sync", quota, accounts, LuaDeduct.Mode.SYNC));
+            rows.add(() -> new LuaDeduct("warden lua, async", quota, accounts, LuaDeduct.Mode.ASYNC));
+            if (accounts == Accounts.HOT) {
+                rows.add(() -> new LuaDeduct("warden lua, sync, 8 buckets", quota, accounts, LuaDeduct.Mode.SYNC, 8));
+            }
+            for (String backend : s.lockBackends().keySet()) {
+                Map<String, Object> locked = new LinkedHashMap<>(quota);
+                locked.put("warden.quota.lock", backend);
+                locked.putAll(s.lock(backend, "bench-quota"));
+                rows.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts, LuaDeduct.Mode.LOCKED));
+            }
+            for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {
+                rows.add(() -> new SeedAlternatives(s.redis().uri(), accounts, style));
+            }
+            rows.add(() -> new PostgresDeduct(s.postgres().jdbcUrl(), accounts, PostgresDeduct.Style.SELECT_FOR_UPDATE));
+            rows.add(() -> new PostgresDeduct(s.postgres().jdbcUrl(), accounts, PostgresDeduct.Style.CONDITIONAL_UPDATE));
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.warden.benchmarks;
+
+import dev.warden.benchmarks.internal.Rows;
+import dev.warden.benchmarks.internal.Runner;
+import dev.warden.testkit.EtcdServer;
+import dev.warden.testkit.PostgresServer;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.ZooKeeperServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every row of the benchmark table runs, briefly, on real servers: a baseline that errors (the limit row
+ * once sent the lock's scripts arguments they no longer took, and measured 0 ops/s) fails the build, not
+ * a later benchmark run. Nothing here measures speed.
+ */
+class EveryRowRunsTest {
+
+    static RedisServer redis;
+    static EtcdServer etcd;
+    static ZooKeeperServer zookeeper;
+    static PostgresServer postgres;
+
+    @BeforeAll
+    static void start() {
+        redis = RedisServer.start();
+        etcd = EtcdServer.start();
+        zookeeper = ZooKeeperServer.start();
+        postgres = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable server : new AutoCloseable[] {redis, etcd, zookeeper, postgres}) {
+            try {
+                if (server != null) {
+                    server.close();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @TestFactory
+    @DisplayName("each lock and quota row runs without an error, and its end state verifies")
+    Stream<DynamicTest> everyRow() {
+        Rows.Servers servers = new Rows.Servers(redis, etcd, zookeeper, postgres);
+        Runner runner = new Runner(Duration.ofMillis(50), Duration.ofMillis(300));
+        List<Supplier<Workload>> rows = new java.util.ArrayList<>(Rows.locks(servers));
+        rows.addAll(Rows.quota(servers));
+        return rows.stream().map(make -> {
+            String name;
+            try (Workload w = make.get()) {
+                name = w.scenario() + " / " + w.implementation();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            return DynamicTest.dynamicTest(name, () -> {
+                try (Workload w = make.get()) {
+                    Result r = runner.run(w, 2, null);
+                    assertThat(r.errors()).as("errors").isZero();
+                    assertThat(r.operations()).as("operations").isPositive();
+                }
+            });
+        });
+    }
+}
