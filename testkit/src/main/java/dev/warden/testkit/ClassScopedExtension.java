@@ -24,16 +24,27 @@ abstract class ClassScopedExtension<S>
     private final Consumer<S> close;
     private final Consumer<S> heal;
     private final String missing;
+    private final boolean shared;
     private S server;
     private String ownerId;
 
     /** @param missing the message when there is no server, naming how to register the extension */
     ClassScopedExtension(Class<S> type, Supplier<S> start, Consumer<S> close, Consumer<S> heal, String missing) {
+        this(type, start, close, heal, missing, false);
+    }
+
+    /**
+     * @param shared one server for every class that registers this instance, started by the first and
+     *               closed when the JVM exits, rather than one per class
+     */
+    ClassScopedExtension(Class<S> type, Supplier<S> start, Consumer<S> close, Consumer<S> heal, String missing,
+                         boolean shared) {
         this.type = type;
         this.start = start;
         this.close = close;
         this.heal = heal;
         this.missing = missing;
+        this.shared = shared;
     }
 
     /** Restarts a server a test killed, resumes one it left paused. */
@@ -61,8 +72,12 @@ abstract class ClassScopedExtension<S>
 
     private synchronized S startFor(ExtensionContext context) {
         if (server == null) {
-            server = start.get();
+            S started = start.get();
+            server = started;
             ownerId = context.getUniqueId();
+            if (shared) {
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> close.accept(started), "testkit-shared-server"));
+            }
         }
         return server;
     }
@@ -76,7 +91,7 @@ abstract class ClassScopedExtension<S>
     public void afterAll(ExtensionContext context) {
         S started;
         synchronized (this) {
-            if (!context.getUniqueId().equals(ownerId)) {
+            if (shared || !context.getUniqueId().equals(ownerId)) {
                 return;
             }
             started = server;

@@ -21,6 +21,8 @@ import java.util.Objects;
  */
 public final class PostgresServerExtension extends ClassScopedExtension<PostgresServer> {
 
+    private static final PostgresServerExtension SHARED = new PostgresServerExtension(PostgresServer.builder(), true);
+
     /** A server with default options. */
     public PostgresServerExtension() {
         this(PostgresServer.builder());
@@ -28,9 +30,23 @@ public final class PostgresServerExtension extends ClassScopedExtension<Postgres
 
     /** A server started from {@code builder}. */
     public PostgresServerExtension(PostgresServer.Builder builder) {
+        this(builder, false);
+    }
+
+    private PostgresServerExtension(PostgresServer.Builder builder, boolean shared) {
         super(PostgresServer.class, Objects.requireNonNull(builder, "builder")::start, PostgresServer::close,
                 restartOrResume(PostgresServer::isRunning, PostgresServer::isPaused, PostgresServer::restart, PostgresServer::resume),
-                "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith");
+                "no PostgreSQL server: register PostgresServerExtension on a static field or with @ExtendWith", shared);
+    }
+
+    /**
+     * One server with default options for every test class of this JVM that registers it: started by the
+     * first, stopped when the JVM exits. For classes that keep to a schema of their own and never stop,
+     * kill or pause the server (those register a server of their own); it saves an {@code initdb} and a
+     * start per class.
+     */
+    public static PostgresServerExtension shared() {
+        return SHARED;
     }
 
     /**

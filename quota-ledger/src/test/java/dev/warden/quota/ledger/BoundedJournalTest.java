@@ -35,7 +35,7 @@ class BoundedJournalTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static final KeyLayout LAYOUT = new KeyLayout(16);
     /**

@@ -34,7 +34,7 @@ class ConsumerProcessesTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static final KeyLayout LAYOUT = new KeyLayout(16);
     static final long INITIAL = 1_000_000_000L;

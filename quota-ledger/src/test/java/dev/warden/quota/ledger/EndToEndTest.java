@@ -39,7 +39,7 @@ class EndToEndTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension(RedisServer.builder().appendOnly(true).appendFsyncAlways());
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static final int ACCOUNTS = 40;
     static final int CLIENTS = 8;

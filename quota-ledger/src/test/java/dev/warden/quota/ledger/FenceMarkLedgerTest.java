@@ -29,7 +29,7 @@ class FenceMarkLedgerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     @Test
     @DisplayName("PostgreSQL: the fence mark survives unfenced batches and a data loss")

@@ -32,7 +32,7 @@ class HoldsLedgerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static RedisServer server() {
         return redis.server();

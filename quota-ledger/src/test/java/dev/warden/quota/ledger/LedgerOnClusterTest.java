@@ -47,7 +47,7 @@ class LedgerOnClusterTest {
     static final RedisClusterExtension redis = new RedisClusterExtension(RedisCluster.builder()
             .appendOnly(true).appendFsyncAlways());
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static final KeyLayout LAYOUT = new KeyLayout(16);
     static HikariDataSource ds;

@@ -34,7 +34,7 @@ class LedgerTenantsTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     /**
      * docs/security.md's minimal ACL for a ledger user of namespace {@code ns}: the quota user's commands,

@@ -29,7 +29,7 @@ class LockSwitchLedgerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
     static EtcdServer etcd;
     static HikariDataSource ds;
     static String schema;

@@ -23,7 +23,7 @@ class NamespaceTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static Map<String, Object> tenant(RedisServer server, String namespace) {
         Map<String, Object> s = Support.settings(server);

@@ -33,7 +33,7 @@ class ReconcilerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static HikariDataSource ds;
 

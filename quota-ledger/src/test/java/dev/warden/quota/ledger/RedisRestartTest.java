@@ -37,7 +37,7 @@ class RedisRestartTest {
     @RegisterExtension
     static final RedisServerExtension volatileRedis = new RedisServerExtension();
     @RegisterExtension
-    static final PostgresServerExtension postgres = new PostgresServerExtension();
+    static final PostgresServerExtension postgres = PostgresServerExtension.shared();
 
     static final KeyLayout LAYOUT = new KeyLayout(16);
     static HikariDataSource ds;
