@@ -64,6 +64,8 @@ final class EtcdAttempt implements LockAttempt {
     private final ByteString prefixEnd;
     private final ByteString markerBytes;
     private final ByteString ownerBytes;
+    private final String floorKey;
+    private final ByteString floorBytes;
 
     private Session session;
     private String key;
@@ -77,8 +79,10 @@ final class EtcdAttempt implements LockAttempt {
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
-    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String owner) {
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String floor, String owner) {
         this.driver = driver;
+        this.floorKey = floor;
+        this.floorBytes = Requests.bytes(floor);
         this.prefix = prefix;
         this.prefixBytes = Requests.bytes(prefix);
         this.prefixEnd = Requests.prefixEnd(prefixBytes);
@@ -117,7 +121,7 @@ final class EtcdAttempt implements LockAttempt {
             created = Created.UNKNOWN;
         }
         CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
-                Requests.create(markerBytes, kb, ownerBytes, s.leaseId(), prefixBytes, prefixEnd));
+                Requests.create(markerBytes, kb, ownerBytes, s.leaseId(), prefixBytes, prefixEnd, floorBytes));
         CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
             if (r.getSucceeded()) {
                 return decide(s, CompletableFuture.completedFuture(created(r, k, kb)));
@@ -179,7 +183,7 @@ final class EtcdAttempt implements LockAttempt {
             created = Created.YES;
             createRevision = mine;
         }
-        return entry(kvs, mine, r.getHeader().getRevision());
+        return entry(kvs, mine, r.getHeader().getRevision(), Requests.floor(r.getResponses(2).getResponseRange()));
     }
 
     private CompletableFuture<Optional<Grant>> recheck() {
@@ -195,7 +199,7 @@ final class EtcdAttempt implements LockAttempt {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
         CompletableFuture<TxnResponse> txn = driver.calls().unary("a queue read of " + prefix, KVGrpc.getTxnMethod(),
-                Requests.recheck(kb, mine, prefixBytes, prefixEnd));
+                Requests.recheck(kb, mine, prefixBytes, prefixEnd, floorBytes));
         CompletableFuture<Entry> read = txn.thenCompose(r -> {
             RangeResponse own = r.getResponses(0).getResponseRange();
             if (own.getKvsCount() == 0 || own.getKvs(0).getCreateRevision() != mine) {
@@ -206,7 +210,8 @@ final class EtcdAttempt implements LockAttempt {
                 });
             }
             return CompletableFuture.completedFuture(
-                    entry(r.getResponses(1).getResponseRange().getKvsList(), mine, r.getHeader().getRevision()));
+                    entry(r.getResponses(1).getResponseRange().getKvsList(), mine, r.getHeader().getRevision(),
+                            Requests.floor(r.getResponses(2).getResponseRange())));
         });
         return decide(s, read);
     }
@@ -234,12 +239,12 @@ final class EtcdAttempt implements LockAttempt {
             if (!s.isAlive()) {
                 throw entryLost("its etcd lease was lost");
             }
-            return Optional.<Grant>of(new EtcdGrant(k, rev, s, confirmed));
+            return Optional.<Grant>of(new EtcdGrant(k, rev, floorKey, entry.floor(), s, confirmed));
         });
     }
 
     /** The newest of {@code kvs} created before {@code mine}, if any. */
-    private static Entry entry(List<KeyValue> kvs, long mine, long revision) {
+    private static Entry entry(List<KeyValue> kvs, long mine, long revision, long floor) {
         KeyValue best = null;
         for (KeyValue kvp : kvs) {
             long rev = kvp.getCreateRevision();
@@ -247,8 +252,8 @@ final class EtcdAttempt implements LockAttempt {
                 best = kvp;
             }
         }
-        return best == null ? new Entry(null, 0, revision)
-                : new Entry(best.getKey().toStringUtf8(), best.getCreateRevision(), revision);
+        return best == null ? new Entry(null, 0, revision, floor)
+                : new Entry(best.getKey().toStringUtf8(), best.getCreateRevision(), revision, floor);
     }
 
     private LockException entryLost(String why) {
@@ -395,6 +400,6 @@ final class EtcdAttempt implements LockAttempt {
         });
     }
 
-    private record Entry(String ahead, long aheadRevision, long revision) {
+    private record Entry(String ahead, long aheadRevision, long revision, long floor) {
     }
 }

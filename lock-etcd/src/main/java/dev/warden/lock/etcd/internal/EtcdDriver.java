@@ -5,7 +5,7 @@ import dev.warden.lock.Redaction;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
-import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
@@ -41,7 +41,7 @@ import java.util.stream.Collectors;
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements LockDriver {
+public final class EtcdDriver implements TokenFloorDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -231,7 +231,7 @@ public final class EtcdDriver implements LockDriver {
         }
         String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
-                Keys.marker(config.namespace(), unique), owner);
+                Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner);
     }
 
     /**
@@ -260,6 +260,12 @@ public final class EtcdDriver implements LockDriver {
             }
             return there;
         });
+    }
+
+    /** The namespace's floor, raised by {@link TokenFloor}. */
+    @Override
+    public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        return TokenFloor.raise(calls, (EtcdGrant) grant, floor);
     }
 
     /** Deletes the key only while its create revision is the granted one; a stale retry deletes nothing. */

@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
  * suffix without {@code '/'}.
  *
  * <p>Markers of abandoned attempts whose creation was never confirmed live under
- * {@code enc(ns) + "/!/"}: {@code '!'} is always encoded in a name, so that is nobody's queue.
+ * {@code enc(ns) + "/!/"}, and the namespace's token floor at {@code enc(ns) + "/!floor"}: {@code '!'}
+ * is always encoded in a name, so neither is anybody's queue.
  */
 public final class Keys {
 
@@ -23,6 +24,15 @@ public final class Keys {
     /** The prefix of every queue entry of one lock, ending in {@code '/'}. */
     public static String queuePrefix(String namespace, String name) {
         return encode(namespace) + "/" + encode(name) + "/";
+    }
+
+    /**
+     * The key of the namespace's token floor: a grant's token is this floor (0 when absent) plus its create
+     * revision. One for the namespace, not one per lock: revisions rise across every lock, so a floor raised
+     * for one lock also lifts every lock that has not been taken since (its last token is older).
+     */
+    static String floor(String namespace) {
+        return encode(namespace) + "/!floor";
     }
 
     /** The marker that stops a late creation of the entry {@code unique}. */

@@ -33,10 +33,10 @@ final class Requests {
 
     /**
      * Unless {@code marker} or {@code key} exists: creates {@code key} on {@code lease} and reads the
-     * two newest entries of its queue. Otherwise reads {@code key} and {@code marker}.
+     * two newest entries of its queue and the lock's token floor. Otherwise reads {@code key} and {@code marker}.
      */
     static TxnRequest create(ByteString marker, ByteString key, ByteString value, long lease, ByteString prefix,
-                             ByteString prefixEnd) {
+                             ByteString prefixEnd, ByteString floor) {
         return TxnRequest.newBuilder()
                 .addCompare(Compare.newBuilder().setKey(marker).setTarget(Compare.CompareTarget.VERSION)
                         .setResult(Compare.CompareResult.EQUAL).setVersion(0))
@@ -48,20 +48,58 @@ final class Requests {
                         .setKey(prefix).setRangeEnd(prefixEnd)
                         .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.DESCEND)
                         .setLimit(2)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))
                 .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key).setKeysOnly(true)))
                 .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(marker).setKeysOnly(true)))
                 .build();
     }
 
-    /** Reads {@code key} and the newest entry of its queue created before {@code createRevision}. */
-    static TxnRequest recheck(ByteString key, long createRevision, ByteString prefix, ByteString prefixEnd) {
+    /**
+     * Reads {@code key}, the newest entry of its queue created before {@code createRevision}, and the
+     * lock's token floor.
+     */
+    static TxnRequest recheck(ByteString key, long createRevision, ByteString prefix, ByteString prefixEnd,
+                              ByteString floor) {
         return TxnRequest.newBuilder()
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
                         .setKey(prefix).setRangeEnd(prefixEnd).setMaxCreateRevision(createRevision - 1)
                         .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.DESCEND)
                         .setLimit(1)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))
                 .build();
+    }
+
+    /**
+     * Sets the token floor {@code floor} to {@code value} while {@code key} has create revision
+     * {@code createRevision} (a holder writes it) and the floor is as read (mod revision
+     * {@code floorModRevision}, 0 when absent), so a floor raised meanwhile by another holder is never
+     * lowered. On failure reads {@code key}: gone means the grant is.
+     */
+    static TxnRequest raiseFloor(ByteString key, long createRevision, ByteString floor, long floorModRevision, long value) {
+        return TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.CREATE)
+                        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(createRevision))
+                .addCompare(Compare.newBuilder().setKey(floor).setTarget(Compare.CompareTarget.MOD)
+                        .setResult(Compare.CompareResult.EQUAL).setModRevision(floorModRevision))
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
+                        .setKey(floor).setValue(bytes(Long.toString(value)))))
+                .addFailure(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key).setKeysOnly(true)))
+                .build();
+    }
+
+    /** The token floor a range of the floor key read: 0 when absent. */
+    static long floor(io.etcd.jetcd.api.RangeResponse read) {
+        if (read.getKvsCount() == 0) {
+            return 0;
+        }
+        String text = read.getKvs(0).getValue().toStringUtf8();
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new dev.warden.lock.LockException(dev.warden.lock.LockException.Reason.PROTOCOL,
+                    "the token floor " + read.getKvs(0).getKey().toStringUtf8() + " holds '" + text + "', not a number");
+        }
     }
 
     /** Deletes {@code key} only while its create revision is {@code createRevision}. */

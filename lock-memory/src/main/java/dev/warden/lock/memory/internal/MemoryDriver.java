@@ -4,7 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
-import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements LockDriver {
+public final class MemoryDriver implements TokenFloorDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -83,6 +83,15 @@ public final class MemoryDriver implements LockDriver {
             return CompletableFuture.failedFuture(closedException());
         }
         return CompletableFuture.completedFuture(store.release(g.key(), g.fencingToken()));
+    }
+
+    @Override
+    public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        MemoryGrant g = (MemoryGrant) grant;
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return CompletableFuture.completedFuture(store.raiseFloor(g.key(), g.fencingToken(), floor));
     }
 
     /** Waiting attempts fail with CLOSED and leave their queues; grants still held expire after their TTL. */

@@ -111,6 +111,19 @@ public final class MemoryStore {
         return true;
     }
 
+    /**
+     * While {@code token} holds the lock, makes every later token of the store exceed {@code floor}
+     * (the counter is the store's, so it is every name's floor at once: tokens still only rise).
+     */
+    synchronized boolean raiseFloor(String key, long token, long floor) {
+        Lock lock = locks.get(key);
+        if (lock == null || !lock.held(System.nanoTime()) || lock.token != token) {
+            return false;
+        }
+        tokens = Math.max(tokens, floor);
+        return true;
+    }
+
     /** Compare-and-delete: removes the holder if it is still {@code token}'s and live, and wakes the queue. */
     boolean release(String key, long token) {
         List<Runnable> wake;

@@ -50,4 +50,18 @@ class MemoryStoreTest {
         store.leave("k", third);
         assertThat(store.hasState("k")).isFalse();
     }
+
+    @Test
+    @DisplayName("a holder raises the token floor: every later grant of any lock exceeds it; a stale token raises nothing")
+    void floorRises() {
+        MemoryStore.Ticket first = store.enqueue("k", "a", () -> { });
+        MemoryGrant a = store.poll("k", first, TTL).grant();
+        assertThat(store.raiseFloor("k", a.fencingToken(), 1_000_000)).isTrue();
+        assertThat(store.raiseFloor("k", a.fencingToken(), 10)).as("a lower floor lowers nothing").isTrue();
+        assertThat(store.release("k", a.fencingToken())).isTrue();
+        assertThat(store.raiseFloor("k", a.fencingToken(), 5_000_000)).as("no longer the holder").isFalse();
+        MemoryStore.Ticket other = store.enqueue("idle", "b", () -> { });
+        long next = store.poll("idle", other, TTL).grant().fencingToken();
+        assertThat(next).as("a lock never taken before, after the floor rose").isEqualTo(1_000_001);
+    }
 }

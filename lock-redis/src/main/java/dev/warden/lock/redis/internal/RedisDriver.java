@@ -4,6 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.redis.internal.RedisAccess;
@@ -36,7 +37,7 @@ import reactor.core.Disposable;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver {
+public final class RedisDriver implements HandOffDriver, TokenFloorDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -183,6 +184,14 @@ public final class RedisDriver implements HandOffDriver {
         checkOpen();
         return calls.retrying("the renew script for " + g.keys().lock(),
                 () -> scripts.renew(g.keys(), g.value(), ttlMillis).thenApply(RedisDriver::isOne), late -> { });
+    }
+
+    @Override
+    public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        RedisGrant g = RedisGrant.of(grant);
+        checkOpen();
+        return calls.retrying("the floor script for " + g.keys().lock(),
+                () -> scripts.raiseFloor(g.keys(), g.value(), floor).thenApply(RedisDriver::isOne), late -> { });
     }
 
     @Override

@@ -23,7 +23,8 @@ final class Scripts {
         ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
         RENEW("renew.lua", ScriptOutputType.INTEGER),
         RELEASE("release.lua", ScriptOutputType.INTEGER),
-        HAND_OFF("handoff.lua", ScriptOutputType.MULTI);
+        HAND_OFF("handoff.lua", ScriptOutputType.MULTI),
+        FLOOR("floor.lua", ScriptOutputType.INTEGER);
 
         final String resource;
         final ScriptOutputType output;
@@ -88,6 +89,11 @@ final class Scripts {
     /** 1 when deleted (and published), 0 when the lock no longer holds {@code value}. */
     CompletableFuture<Long> release(Keys keys, String value) {
         return run(Script.RELEASE, new String[] {keys.lock()}, value, keys.channel(), publish);
+    }
+
+    /** 1 when the fence is at least {@code floor}, 0 when the lock no longer holds {@code value}. */
+    CompletableFuture<Long> raiseFloor(Keys keys, String value, long floor) {
+        return run(Script.FLOOR, new String[] {keys.lock(), keys.fence()}, value, Long.toString(floor));
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {

@@ -2,6 +2,7 @@ package dev.warden.lock.zookeeper.internal;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -9,6 +10,7 @@ import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -113,6 +115,56 @@ final class Nodes {
                         .inBackground(cb, executor).forPath(path))
                 .thenApply(event -> KeeperException.Code.get(
                         calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
+    }
+
+    /** A token floor node as read: its value (0 when absent) and data version (-1 when absent). */
+    record Floor(long value, int version) {
+    }
+
+    /** The token floor at {@code path}: 0 when the node does not exist. */
+    CompletableFuture<Long> floor(String path) {
+        return floorNode(path).thenApply(Floor::value);
+    }
+
+    /** The token floor node at {@code path}, with its version. */
+    CompletableFuture<Floor> floorNode(String path) {
+        String what = "the token floor " + path;
+        return calls.call(what, cb -> curator.getData().inBackground(cb, executor).forPath(path)).thenApply(event -> {
+            if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE) {
+                return new Floor(0, -1);
+            }
+            CuratorEvent read = calls.check(what, event);
+            String text = new String(read.getData(), java.nio.charset.StandardCharsets.UTF_8);
+            try {
+                return new Floor(Long.parseLong(text), read.getStat().getVersion());
+            } catch (NumberFormatException e) {
+                throw new dev.warden.lock.LockException(dev.warden.lock.LockException.Reason.PROTOCOL,
+                        "the token floor " + path + " holds '" + text + "', not a number");
+            }
+        });
+    }
+
+    /**
+     * One transaction: while {@code holder} exists with {@code version}, sets the floor node to
+     * {@code value}: created when {@code read} found none, else written guarded by its version.
+     *
+     * @return true when applied; false when either guard failed (nothing applied)
+     */
+    CompletableFuture<Boolean> writeFloor(String holder, int version, String floorPath, Floor read, long value) {
+        String what = "raising the token floor " + floorPath;
+        byte[] data = Long.toString(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<CuratorOp> ops = new ArrayList<>();
+        try {
+            ops.add(curator.transactionOp().check().withVersion(version).forPath(holder));
+            ops.add(read.version() < 0
+                    ? curator.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(floorPath, data)
+                    : curator.transactionOp().setData().withVersion(read.version()).forPath(floorPath, data));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(what, cb -> curator.transaction().inBackground(cb, executor).forOperations(ops))
+                .thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NONODE,
+                        KeeperException.Code.BADVERSION, KeeperException.Code.NODEEXISTS).getResultCode()) == KeeperException.Code.OK);
     }
 
     private Stat statOf(String what, CuratorEvent event) {

@@ -9,12 +9,17 @@ import java.util.OptionalLong;
 /**
  * Where a lock lives: {@code /<namespace>/<encoded name>} is a container node, and each contender
  * is an ephemeral sequential child {@code _c_<uuid>-lock-<10-digit sequence>} (Curator's protected
- * name). The sequence orders the queue; it is not the fencing token.
+ * name). The sequence orders the queue; it is not the fencing token. A namespace whose tokens were
+ * pushed up ({@code TokenFloorDriver}) has a persistent node {@code /<namespace>/%floor} holding the
+ * floor in decimal: every grant's token is that floor (0 without one) plus its node's czxid. No lock's
+ * path can be it: a name's {@code '%'} is always encoded as {@code %25}.
  */
 public final class Paths {
 
     /** The child name Curator protects and ZooKeeper numbers. */
     static final String NODE = "lock-";
+    /** The name of the namespace's token floor node. */
+    static final String FLOOR = "%floor";
 
     private Paths() {
     }
@@ -97,6 +102,11 @@ public final class Paths {
         }
         queue.sort(Comparator.comparingLong(c -> sequence(c).getAsLong()));
         return queue;
+    }
+
+    /** {@code /<namespace>/%floor}, the namespace's token floor, from a lock's path. */
+    static String floorPath(String lockPath) {
+        return lockPath.substring(0, lockPath.lastIndexOf('/')) + "/" + FLOOR;
     }
 
     /** The last element of a path. */

@@ -28,6 +28,7 @@ final class ZooKeeperAttempt implements LockAttempt {
     private final ZooKeeperDriver driver;
     private final String name;
     private final String lockPath;
+    private final String floorPath;
     /** This attempt's node, once created; completes whatever the request timeout. */
     private final CompletableFuture<Nodes.Created> created;
 
@@ -40,6 +41,7 @@ final class ZooKeeperAttempt implements LockAttempt {
         this.driver = driver;
         this.name = name;
         this.lockPath = lockPath;
+        this.floorPath = Paths.floorPath(lockPath);
         this.created = driver.nodes().create(lockPath, owner);
     }
 
@@ -65,12 +67,15 @@ final class ZooKeeperAttempt implements LockAttempt {
         // first, a create retried after a lost connection, any error) the queue is read again once the
         // create has answered, as every later poll does.
         CompletableFuture<List<String>> early = first && !created.isDone() ? driver.nodes().children(lockPath) : null;
+        // The floor is read right behind each queue read, in the same session: ZooKeeper answers them in
+        // order, so it is at least as new as the queue that grants, and costs no round trip of its own.
+        CompletableFuture<Long> earlyFloor = early == null ? null : driver.nodes().floor(floorPath);
         CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(node -> {
-            CompletableFuture<List<String>> children = early == null ? driver.nodes().children(lockPath)
+            CompletableFuture<Queue> read = early == null ? read()
                     : early.handle((listed, error) -> error == null && listed.contains(Paths.nodeName(node.path()))
-                            ? CompletableFuture.completedFuture(listed)
-                            : driver.nodes().children(lockPath)).thenCompose(c -> c);
-            return children.thenCompose(listed -> decide(node, listed, epoch, sentAt));
+                            ? earlyFloor.thenApply(floor -> new Queue(listed, floor))
+                            : read()).thenCompose(c -> c);
+            return read.thenCompose(queue -> decide(node, queue, epoch, sentAt));
         });
         // A grant is admitted on the driver thread in the step that hands it over; one that comes after
         // the deadline is not handed over, and the loop's abandon() deletes its node.
@@ -85,14 +90,23 @@ final class ZooKeeperAttempt implements LockAttempt {
                 }));
     }
 
+    /** The queue and, sent right behind it, the namespace's token floor. */
+    private CompletableFuture<Queue> read() {
+        CompletableFuture<List<String>> children = driver.nodes().children(lockPath);
+        CompletableFuture<Long> floor = driver.nodes().floor(floorPath);
+        return children.thenCombine(floor, Queue::new);
+    }
+
+    private record Queue(List<String> children, long floor) {
+    }
+
     /**
      * Reads the queue as listed after this attempt's create: first grants (with the czxid and version
      * from the create's reply, else from a read of the node), otherwise notes the node just ahead.
      */
-    private CompletableFuture<Optional<ZooKeeperGrant>> decide(Nodes.Created node, List<String> children,
-                                                               long epoch, long sentAt) {
+    private CompletableFuture<Optional<ZooKeeperGrant>> decide(Nodes.Created node, Queue read, long epoch, long sentAt) {
         String path = node.path();
-        List<String> queue = Paths.queue(children);
+        List<String> queue = Paths.queue(read.children());
         int at = queue.indexOf(Paths.nodeName(path));
         if (at < 0) {
             throw gone();
@@ -103,15 +117,16 @@ final class ZooKeeperAttempt implements LockAttempt {
             }
             return CompletableFuture.completedFuture(Optional.empty());
         }
+        long floor = read.floor();
         if (node.stat() != null) {
             return CompletableFuture.completedFuture(Optional.of(
-                    new ZooKeeperGrant(path, node.stat().getCzxid(), node.stat().getVersion(), epoch, sentAt)));
+                    new ZooKeeperGrant(path, node.stat().getCzxid(), floor, node.stat().getVersion(), epoch, sentAt)));
         }
         return driver.nodes().stat(path).thenApply(stat -> {
             if (stat == null) {
                 throw gone();
             }
-            return Optional.of(new ZooKeeperGrant(path, stat.getCzxid(), stat.getVersion(), epoch, sentAt));
+            return Optional.of(new ZooKeeperGrant(path, stat.getCzxid(), floor, stat.getVersion(), epoch, sentAt));
         });
     }
 

@@ -4,7 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
-import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.KeeperException;
@@ -46,7 +46,7 @@ import java.util.function.Consumer;
  * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
  * collections, {@code closed} is atomic.
  */
-public final class ZooKeeperDriver implements LockDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -252,6 +252,39 @@ public final class ZooKeeperDriver implements LockDriver {
             }
         });
         return calls.bounded("the release of " + g.path(), released);
+    }
+
+    /**
+     * The namespace's floor node: read, and unless it is high enough, written in one transaction guarded by
+     * the grant's node and the floor's version; another holder that moved the floor first makes it try again.
+     */
+    @Override
+    public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        checkOpen();
+        if (floor < g.fencingToken()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return calls.bounded("raising the token floor for " + g.path(), raiseFloor(g, Paths.floorPath(
+                g.path().substring(0, g.path().lastIndexOf('/'))), floor, FLOOR_TRIES));
+    }
+
+    private static final int FLOOR_TRIES = 10;
+
+    private CompletableFuture<Boolean> raiseFloor(ZooKeeperGrant g, String floorPath, long floor, int tries) {
+        return nodes.floorNode(floorPath).thenCompose(read -> read.value() >= floor ? CompletableFuture.completedFuture(true)
+                : nodes.writeFloor(g.path(), g.version(), floorPath, read, floor).thenCompose(written -> written
+                        ? CompletableFuture.completedFuture(true)
+                        : nodes.stat(g.path()).thenCompose(stat -> {
+                            if (stat == null || stat.getCzxid() != g.czxid()) {
+                                return CompletableFuture.completedFuture(false);
+                            }
+                            if (tries <= 1) {
+                                throw new LockException(LockException.Reason.UNAVAILABLE, "the token floor " + floorPath
+                                        + " kept moving under " + FLOOR_TRIES + " writes");
+                            }
+                            return raiseFloor(g, floorPath, floor, tries - 1);
+                        })));
     }
 
     @Override

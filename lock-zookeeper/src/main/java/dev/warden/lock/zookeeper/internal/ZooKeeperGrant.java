@@ -5,9 +5,10 @@ import dev.warden.lock.spi.Grant;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * A granted lock: the contender's node, its {@code czxid} (the fencing token: the zxid of the
- * transaction that created it, which increases across the whole ensemble and, unlike the sequence
- * suffix, does not restart when an empty parent is cleaned up), its data version (never changed
+ * A granted lock: the contender's node, its {@code czxid} (the zxid of the transaction that created
+ * it, which increases across the whole ensemble and, unlike the sequence suffix, does not restart
+ * when an empty parent is cleaned up), the namespace's token floor read right behind the granting
+ * queue read (the fencing token is floor plus czxid: neither falls from one holder to the next), its data version (never changed
  * after the create; release deletes with it), and the connection epoch it was granted in.
  *
  * <p>Concurrency: {@code confirmedAtNanos} is volatile (written on the driver thread, read by the
@@ -17,15 +18,18 @@ final class ZooKeeperGrant implements Grant {
 
     private final String path;
     private final long czxid;
+    /** The namespace's token floor as read right after the granting queue read. */
+    private final long floor;
     private final int version;
     private final long epoch;
     /** When the last poll or renewal that confirmed this grant was sent (System.nanoTime). */
     private volatile long confirmedAtNanos;
     private ScheduledFuture<?> cleanup;
 
-    ZooKeeperGrant(String path, long czxid, int version, long epoch, long confirmedAtNanos) {
+    ZooKeeperGrant(String path, long czxid, long floor, int version, long epoch, long confirmedAtNanos) {
         this.path = path;
         this.czxid = czxid;
+        this.floor = floor;
         this.version = version;
         this.epoch = epoch;
         this.confirmedAtNanos = confirmedAtNanos;
@@ -40,7 +44,7 @@ final class ZooKeeperGrant implements Grant {
 
     @Override
     public long fencingToken() {
-        return czxid;
+        return floor + czxid;
     }
 
     String path() {
