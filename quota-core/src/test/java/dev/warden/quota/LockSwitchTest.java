@@ -36,6 +36,14 @@ class LockSwitchTest {
         etcd.close();
     }
 
+    /** The middle step of a rolling switch: the etcd lock, taken after the Redis one. */
+    static Map<String, Object> migrating(String namespace) {
+        Map<String, Object> s = settings(namespace, "etcd", 0);
+        s.put("warden.lock.migrate-from", "redis");
+        s.put("warden.lock.migrate-from-endpoints", redis.server().uri());
+        return s;
+    }
+
     static Map<String, Object> settings(String namespace, String backend, int epoch) {
         Map<String, Object> s = new HashMap<>(Map.of("warden.quota.endpoint", redis.server().uri(),
                 "warden.quota.lock", backend, "warden.lock.namespace", namespace, "warden.lock.ttl", "10s",
@@ -75,5 +83,46 @@ class LockSwitchTest {
                     .isInstanceOf(Outcome.StaleFence.class);
             assertThat(leftBehind.balance(account)).hasValue(1_000 - 20);
         }
+    }
+
+    @Test
+    @DisplayName("a rolling switch Redis → migrating → etcd and back, two steps side by side charging one account: every charge applied")
+    void rollingSwitchChargesEveryTime() throws Exception {
+        String namespace = "rolling-" + UUID.randomUUID();
+        String account = "m-" + UUID.randomUUID();
+        Map<String, Map<String, Object>> steps = Map.of("redis", settings(namespace, "redis", 0),
+                "migrating", migrating(namespace), "etcd", settings(namespace, "etcd", 0));
+        String[][] rollout = {{"redis", "migrating"}, {"migrating", "etcd"}, {"etcd", "migrating"}, {"migrating", "redis"}};
+        int perService = 15;
+        long charged = 0;
+        try (QuotaService opener = QuotaService.create(settings(namespace, "redis", 0))) {
+            opener.open(account, 10_000);
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (String[] pair : rollout) {
+                try (QuotaService a = QuotaService.create(steps.get(pair[0])); QuotaService b = QuotaService.create(steps.get(pair[1]))) {
+                    java.util.List<java.util.concurrent.Future<java.util.List<Outcome>>> runs = new java.util.ArrayList<>();
+                    for (QuotaService q : java.util.List.of(a, b)) {
+                        runs.add(pool.submit(() -> {
+                            java.util.List<Outcome> outcomes = new java.util.ArrayList<>();
+                            for (int i = 0; i < perService; i++) {
+                                outcomes.add(charge(q, account));
+                            }
+                            return outcomes;
+                        }));
+                    }
+                    for (var run : runs) {
+                        assertThat(run.get(2, java.util.concurrent.TimeUnit.MINUTES)).as("%s beside %s", pair[0], pair[1])
+                                .allSatisfy(o -> assertThat(o).isInstanceOf(Outcome.Applied.class));
+                        charged += perService;
+                    }
+                    assertThat(a.balance(account)).hasValue(10_000 - charged);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(charged).isEqualTo(4L * 2 * perService);
     }
 }

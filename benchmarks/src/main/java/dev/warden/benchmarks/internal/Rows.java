@@ -39,6 +39,10 @@ public final class Rows {
                     "warden.lock.ttl", "10s"));
             backends.put("zookeeper", Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints",
                     zookeeper.endpoint(), "warden.lock.ttl", "10s"));
+            // The middle step of a rolling switch from Redis to etcd: both locks, Redis first.
+            backends.put("redis-to-etcd", Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints(),
+                    "warden.lock.ttl", "10s", "warden.lock.migrate-from", "redis", "warden.lock.migrate-from-endpoints",
+                    redis.uri()));
             return backends;
         }
 
@@ -62,6 +66,7 @@ public final class Rows {
                 rows.add(() -> new BareRedisScripts(s.redis().uri(), "bare"));
             }
             rows.add(() -> new WardenLock("warden etcd", s.lock("etcd", "bench"), contended));
+            rows.add(() -> new WardenLock("warden redis→etcd migrating", s.lock("redis-to-etcd", "bench"), contended));
             rows.add(() -> new JetcdLockRpc(s.etcd().clientUrls(), contended, "jetcd-bench"));
             rows.add(() -> new WardenLock("warden zookeeper", s.lock("zookeeper", "bench"), contended));
             rows.add(() -> new CuratorMutex(s.zookeeper().connectString(), contended, "curator-bench"));

@@ -4,6 +4,7 @@ import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.LockObserver;
 import dev.warden.lock.internal.config.Settings;
+import dev.warden.lock.internal.migration.MigratingDriver;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
 
@@ -41,8 +42,23 @@ public final class ClientFactory {
     public static LockClient create(Map<String, ?> settings, LockObserver observer) {
         Objects.requireNonNull(observer, "observer");
         Settings.Resolved resolved = Settings.resolve(settings, ServiceLoader.load(LockProvider.class, classLoader()));
-        LockDriver driver = resolved.provider().open(resolved.settings().lock());
+        LockDriver driver = resolved.leaving().isEmpty() ? resolved.provider().open(resolved.settings().lock())
+                : migrating(resolved.leaving().get(), resolved);
         return DefaultLockClient.open(resolved.settings(), driver, new SafeObserver(observer));
+    }
+
+    /** The backend being left is opened first and closed again when the one moved to cannot be opened. */
+    private static LockDriver migrating(Settings.Leaving leaving, Settings.Resolved resolved) {
+        LockDriver from = leaving.provider().open(leaving.config());
+        LockDriver to;
+        try {
+            to = resolved.provider().open(resolved.settings().lock());
+        } catch (RuntimeException e) {
+            from.close();
+            throw e;
+        }
+        return MigratingDriver.of(from, leaving.config().backend(), to, resolved.settings().lock().backend(),
+                resolved.settings().lock().ttl());
     }
 
     private static ClassLoader classLoader() {

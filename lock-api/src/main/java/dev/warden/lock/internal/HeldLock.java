@@ -308,7 +308,7 @@ final class HeldLock {
 
     /**
      * Marks the lease lost, once: timers stop, the local queue moves on, the observer and listeners
-     * are told. A lease past its maximum hold time is also released on the server, for the next holder.
+     * are told; whatever the server still keeps of it is released ({@link Release#freeOnServer}).
      */
     void markLost(LostReason reason, Throwable cause) {
         LeaseLost event;
@@ -331,9 +331,7 @@ final class HeldLock {
         queuePermit.run();
         parts.observer().lost(event);
         loss.announce(event);
-        if (reason == LostReason.MAX_HOLD_TIME) {
-            Release.freeOnServer(this, pendingRenewal);
-        }
+        Release.freeOnServer(this, pendingRenewal, reason);
     }
 
     /** Called with the monitor held. */

@@ -1,6 +1,7 @@
 package dev.warden.lock.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.LostReason;
 import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
@@ -71,12 +72,24 @@ final class Release {
         });
     }
 
-    /** A lease lost to its maximum hold time: compare-and-delete it, so the next holder need not wait out its TTL. */
-    static void freeOnServer(HeldLock held, CompletableFuture<Boolean> pendingRenewal) {
+    /**
+     * A lost lease: compare-and-delete whatever of it the server still keeps, so the next holder need not
+     * wait out its TTL. At its maximum hold time the lock is still held, and the release is what frees it;
+     * after any other loss it usually finds nothing of this grant's, but a grant on a backend that is still
+     * reachable may remain (the half of a migrating lease whose other half was lost lives on with its
+     * session), and the compare keeps it from touching anyone else's.
+     */
+    static void freeOnServer(HeldLock held, CompletableFuture<Boolean> pendingRenewal, LostReason reason) {
         quiet(pendingRenewal).thenCompose(v -> held.parts().driver().release(held.grant())).whenComplete((removed, error) -> {
-            if (error != null) {
+            if (error == null) {
+                return;
+            }
+            if (reason == LostReason.MAX_HOLD_TIME) {
                 log.warn("could not release lock '{}' (token {}) at its maximum hold time; it expires within its TTL",
                         held.name(), held.token(), error);
+            } else {
+                log.debug("could not release lock '{}' (token {}) after its loss ({}); it expires within its TTL",
+                        held.name(), held.token(), reason, error);
             }
         });
     }

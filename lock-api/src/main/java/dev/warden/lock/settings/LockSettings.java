@@ -45,10 +45,18 @@ public final class LockSettings {
                     + " raise it by one when the deployment moves to another backend, so every new token exceeds every"
                     + " old one; never lower it");
 
+    public static final Setting<String> MIGRATE_FROM = Setting.text("warden.lock.migrate-from", null,
+                    "the middle step of a switch between backends: the backend being left; every acquisition takes the lock"
+                    + " there first, then on `warden.lock.backend`, so this step excludes instances of the steps before and"
+                    + " after it (its options stay under `warden.lock.<that backend>.*`)")
+            .matching(Pattern.compile("[a-z][a-z0-9-]{0,31}"), "is not a backend name");
+    public static final Setting<List<String>> MIGRATE_FROM_ENDPOINTS = Setting.list("warden.lock.migrate-from-endpoints",
+            "the endpoints of the backend being left (with `warden.lock.migrate-from`), as `warden.lock.endpoints`");
+
     /** The table, in the order the reference lists it. */
     public static final SettingTable TABLE = new SettingTable("warden.lock.", "Locks: every backend",
             List.of(BACKEND, ENDPOINTS, NAMESPACE, TTL, CONNECT_TIMEOUT, REQUEST_TIMEOUT, OUTAGE_TOLERANCE, MAX_HOLD_TIME,
-                    FENCING_EPOCH));
+                    FENCING_EPOCH, MIGRATE_FROM, MIGRATE_FROM_ENDPOINTS));
 
     private LockSettings() {
     }

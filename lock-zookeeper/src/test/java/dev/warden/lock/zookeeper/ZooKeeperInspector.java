@@ -92,6 +92,22 @@ final class ZooKeeperInspector implements AutoCloseable {
         }
     }
 
+    /** The sessions (ephemeral owners) of the nodes queued under the lock, first first. */
+    List<Long> owners(String namespace, String name) {
+        List<Long> owners = new java.util.ArrayList<>();
+        for (String child : queue(namespace, name)) {
+            try {
+                Stat stat = client.checkExists().forPath(Paths.lockPath(namespace, name) + "/" + child);
+                if (stat != null) {
+                    owners.add(stat.getEphemeralOwner());
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return owners;
+    }
+
     /** The holder's node (first in the queue), if any. */
     Stat holder(String namespace, String name) {
         List<String> queue = queue(namespace, name);

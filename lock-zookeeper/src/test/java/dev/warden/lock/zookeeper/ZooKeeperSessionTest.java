@@ -162,11 +162,12 @@ class ZooKeeperSessionTest {
         LockClient holder = client(server().endpoint(), ttl, lostOn, history.observer("holder"), Duration.ofSeconds(2));
         LockClient other = client(server().endpoint(), ttl, lostOn, history.observer("other"), Duration.ofSeconds(2));
         Lease lease = holder.lock(name).acquire();
-        Stat node = inspector.holder(namespace, name);
         AtomicReference<LeaseLost> lost = new AtomicReference<>();
         lease.onLost(lost::set);
         CompletableFuture<Lease> waiting = other.lock(name).acquireAsync().toCompletableFuture();
         Await.until(Duration.ofSeconds(5), "the other client watches the holder's node", () -> watches() == 1);
+        List<Long> owners = inspector.owners(namespace, name);
+        assertThat(owners).hasSize(2);
 
         server().kill();
         if (lostOn.equals("suspended")) {
@@ -174,10 +175,14 @@ class ZooKeeperSessionTest {
             assertThat(lost.get().reason()).isEqualTo(LostReason.SESSION_LOST);
         }
         server().restart();
-        // Down for less than the session timeout, as the server sees it: the session survived.
-        Stat after = inspector.holder(namespace, name);
-        assertThat(after).as("the session survived the restart").isNotNull();
-        assertThat(after.getEphemeralOwner()).isEqualTo(node.getEphemeralOwner());
+        // Down for less than the session timeout, as the server sees it: both sessions survived. With
+        // lost-on=suspended the holder's client releases its lost lease's node as soon as it reconnects, so
+        // the waiter's node (queued before the kill) is the proof; with lost-on=lost the holder's is too.
+        List<Long> after = inspector.owners(namespace, name);
+        assertThat(after).as("the waiter's session survived the restart").contains(owners.get(1));
+        if (lostOn.equals("lost")) {
+            assertThat(after).as("the holder's session survived the restart").startsWith(owners.get(0));
+        }
 
         if (lostOn.equals("lost")) {
             // Reconnected within the lease's validity: renewals confirm it again and nothing is lost.
@@ -188,8 +193,8 @@ class ZooKeeperSessionTest {
             assertThat(waiting).isNotDone();
             assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
         } else {
-            // The lost lease's node stays until no lease could still count on it, then its own client
-            // deletes it (the session still lives), and the waiter gets the lock.
+            // The lost lease's node is deleted by its own client (the session still lives): the lease's
+            // loss released it, and the waiter gets the lock.
             assertThat(lease.isValid()).isFalse();
             assertThat(lease.release()).isEqualTo(ReleaseOutcome.LOST);
         }

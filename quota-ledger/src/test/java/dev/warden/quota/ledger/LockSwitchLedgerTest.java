@@ -65,7 +65,38 @@ class LockSwitchLedgerTest {
                 }).build();
     }
 
+    /**
+     * A consumer of one step of a rolling switch from Redis to etcd, at epoch 0 throughout: {@code redis} (the
+     * quota endpoint's Redis, the default), {@code migrating} (both locks, Redis first) or {@code etcd}.
+     */
+    static LedgerConsumer onStep(String step, HikariDataSource ds, List<Integer> fenced) {
+        Map<String, Object> settings = Support.settings(redis.server());
+        settings.put("warden.lock.namespace", "rolling");
+        if (!step.equals("redis")) {
+            settings.put("warden.lock.backend", "etcd");
+            settings.put("warden.lock.endpoints", etcd.endpoints());
+        }
+        if (step.equals("migrating")) {
+            settings.put("warden.lock.migrate-from", "redis");
+            settings.put("warden.lock.migrate-from-endpoints", redis.server().uri());
+        }
+        return LedgerConsumer.builder(settings, ds).consumerName(step + "-" + UUID.randomUUID())
+                .batchSize(50).blockTime(java.time.Duration.ofMillis(200)).sweepInterval(java.time.Duration.ofMillis(300))
+                .rebalanceInterval(java.time.Duration.ofMillis(300))
+                .retryBackoff(java.time.Duration.ofMillis(20), java.time.Duration.ofMillis(500))
+                .listener(new dev.warden.quota.ledger.consume.LedgerListener() {
+                    @Override
+                    public void fenced(int partition, long token) {
+                        fenced.add(partition);
+                    }
+                }).build();
+    }
+
     static long ledgerSum() {
+        return ledgerSum(schema);
+    }
+
+    static long ledgerSum(String schema) {
         return Long.parseLong(postgres.server().psql("SET search_path TO " + schema
                 + "; SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE kind = 'deduct'"));
     }
@@ -114,6 +145,36 @@ class LockSwitchLedgerTest {
             }
             assertThat(ledgerSum()).isEqualTo(160);
             assertThat(fenced).isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("a rolling switch of the partition locks, Redis → migrating → etcd and back, two steps side by side:"
+            + " every entry reaches the database, no batch fenced")
+    void rollingSwitchOfPartitionLocks() {
+        String[][] rollout = {{"redis", "migrating"}, {"migrating", "etcd"}, {"etcd", "migrating"}, {"migrating", "redis"}};
+        List<String> accounts = new java.util.ArrayList<>();
+        List<Integer> fenced = new CopyOnWriteArrayList<>();
+        // A schema of its own: its partitions' fences start from nothing, whatever the other test left.
+        try (QuotaService quota = Support.quota(redis.server()); HikariDataSource own = Support.freshPostgres(postgres.server())) {
+            String ownSchema = Support.schemaOf(own);
+            for (int i = 0; i < 16; i++) {
+                String a = "rolling-" + UUID.randomUUID();
+                quota.open(a, 1_000);
+                accounts.add(a);
+            }
+            long before = ledgerSum(ownSchema);
+            long deducted = 0;
+            for (String[] pair : rollout) {
+                try (LedgerConsumer a = onStep(pair[0], own, fenced).start(); LedgerConsumer b = onStep(pair[1], own, fenced).start()) {
+                    deduct(quota, accounts, 3);
+                    deducted += 3L * accounts.size();
+                    Support.drained(a);
+                    Support.drained(b);
+                }
+                assertThat(fenced).as("batches fenced out with %s beside %s", pair[0], pair[1]).isEmpty();
+                assertThat(ledgerSum(ownSchema) - before).isEqualTo(deducted);
+            }
         }
     }
 }

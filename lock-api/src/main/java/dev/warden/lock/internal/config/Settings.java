@@ -38,8 +38,19 @@ public final class Settings {
     private Settings() {
     }
 
-    /** The provider and validated settings. */
-    public record Resolved(LockProvider provider, ClientSettings settings) {
+    /**
+     * The provider and validated settings, and in the middle step of a switch between backends the
+     * backend being left.
+     */
+    public record Resolved(LockProvider provider, ClientSettings settings, Optional<Leaving> leaving) {
+
+        public Resolved(LockProvider provider, ClientSettings settings) {
+            this(provider, settings, Optional.empty());
+        }
+    }
+
+    /** The backend being left ({@code warden.lock.migrate-from}) and its settings. */
+    public record Leaving(LockProvider provider, LockConfig config) {
     }
 
     /**
@@ -61,6 +72,8 @@ public final class Settings {
         Duration outageTolerance = read.get(LockSettings.OUTAGE_TOLERANCE);
         Duration maxHoldTime = read.get(LockSettings.MAX_HOLD_TIME);
         Integer fencingEpoch = read.get(LockSettings.FENCING_EPOCH);
+        String fromBackend = read.find(LockSettings.MIGRATE_FROM).orElse(null);
+        List<String> fromEndpoints = read.find(LockSettings.MIGRATE_FROM_ENDPOINTS).orElse(null);
 
         LockProvider provider = null;
         LockException providerProblem = null;
@@ -73,10 +86,66 @@ public final class Settings {
             }
         }
 
+        LockProvider fromProvider = null;
+        if (fromBackend == null && fromEndpoints != null) {
+            problems.add(LockSettings.MIGRATE_FROM_ENDPOINTS.key() + " is set without " + LockSettings.MIGRATE_FROM.key());
+        }
+        if (fromBackend != null) {
+            if (fromBackend.equals(backend)) {
+                problems.add(LockSettings.MIGRATE_FROM.key() + " names " + backend + ", the backend the client moves to:"
+                        + " a migration is between two backends (one backend's options cannot describe two deployments)");
+            } else {
+                if (fromEndpoints == null) {
+                    problems.add(LockSettings.MIGRATE_FROM_ENDPOINTS.key() + " is required with " + LockSettings.MIGRATE_FROM.key()
+                            + " (the endpoints of the " + fromBackend + " backend being left)");
+                }
+                try {
+                    fromProvider = findProvider(fromBackend, candidates, problems);
+                } catch (LockException e) {
+                    if (providerProblem == null) {
+                        providerProblem = e;
+                    }
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+
+        Map<String, String> options = options(read.others(), backend, provider, fromBackend, problems, true);
+        Map<String, String> fromOptions = fromProvider == null ? Map.of()
+                : options(read.others(), fromBackend, fromProvider, backend, problems, false);
+        checkGranularity(provider, backend, ttl, problems);
+        checkGranularity(fromProvider, fromBackend, ttl, problems);
+        LockConfig config = null;
+        Optional<Leaving> leaving = Optional.empty();
+        if (problems.isEmpty()) {
+            config = new LockConfig(backend, endpoints, namespace, ttl, connectTimeout, requestTimeout, options);
+            problems.addAll(provider.validate(config));
+            if (fromProvider != null) {
+                LockConfig fromConfig = new LockConfig(fromBackend, fromEndpoints, namespace, ttl, connectTimeout,
+                        requestTimeout, fromOptions);
+                fromProvider.validate(fromConfig).forEach(p -> problems.add(LockSettings.MIGRATE_FROM.key() + " " + fromBackend + ": " + p));
+                leaving = Optional.of(new Leaving(fromProvider, fromConfig));
+            }
+        }
+        if (!problems.isEmpty()) {
+            LockException.Reason reason = providerProblem != null ? providerProblem.reason() : LockException.Reason.CONFIGURATION;
+            throw new LockException(reason, "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
+        }
+        return new Resolved(provider, new ClientSettings(config, outageTolerance, Optional.ofNullable(maxHoldTime),
+                fencingEpoch), leaving);
+    }
+
+    /**
+     * The options of {@code backend} among the undeclared settings, each checked against its provider; with
+     * {@code strangers}, a setting of no known backend (and not of {@code alsoAllowed}) is a problem too.
+     */
+    private static Map<String, String> options(Map<String, String> others, String backend, LockProvider provider,
+                                               String alsoAllowed, List<String> problems, boolean strangers) {
         Map<String, String> options = new TreeMap<>();
-        for (Map.Entry<String, String> e : read.others().entrySet()) {
+        for (Map.Entry<String, String> e : others.entrySet()) {
             String key = e.getKey();
-            if (backend != null && key.startsWith(backend + ".")) {
+            String area = key.substring(0, Math.max(0, key.indexOf('.')));
+            if (backend != null && area.equals(backend)) {
                 String option = key.substring(backend.length() + 1);
                 if (provider != null && !provider.optionNames().contains(option)) {
                     problems.add("unknown setting " + PREFIX + key + " (the " + backend + " backend knows "
@@ -85,11 +154,14 @@ public final class Settings {
                 } else {
                     options.put(option, e.getValue());
                 }
-            } else if (!KNOWN_BACKENDS.contains(key.substring(0, Math.max(0, key.indexOf('.'))))) {
+            } else if (strangers && !KNOWN_BACKENDS.contains(area) && !area.equals(alsoAllowed)) {
                 problems.add("unknown setting " + PREFIX + key);
             }
         }
+        return options;
+    }
 
+    private static void checkGranularity(LockProvider provider, String backend, Duration ttl, List<String> problems) {
         if (provider != null && ttl != null) {
             Duration granularity = provider.ttlGranularity();
             if (ttl.toNanos() % granularity.toNanos() != 0) {
@@ -97,17 +169,6 @@ public final class Settings {
                         + " for the " + backend + " backend");
             }
         }
-        LockConfig config = null;
-        if (problems.isEmpty()) {
-            config = new LockConfig(backend, endpoints, namespace, ttl, connectTimeout, requestTimeout, options);
-            problems.addAll(provider.validate(config));
-        }
-        if (!problems.isEmpty()) {
-            LockException.Reason reason = providerProblem != null ? providerProblem.reason() : LockException.Reason.CONFIGURATION;
-            throw new LockException(reason, "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
-        }
-        return new Resolved(provider, new ClientSettings(config, outageTolerance, Optional.ofNullable(maxHoldTime),
-                fencingEpoch));
     }
 
     private static LockProvider findProvider(String backend, Iterable<LockProvider> candidates, List<String> problems) {

@@ -161,4 +161,50 @@ class SettingsTest {
         // The one grammar has no signs: a negative duration is not a duration at all.
         assertThat(e.getMessage()).contains("outage-tolerance: '-PT1S' is not a duration", "max-hold-time must be positive");
     }
+
+    @Test
+    @DisplayName("the migrating step: the backend left is resolved with its own endpoints and options, the rest shared")
+    void migrationResolves() {
+        var r = Settings.resolve(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:2379",
+                "warden.lock.migrate-from", "redis", "warden.lock.migrate-from-endpoints", "redis://r:6379",
+                "warden.lock.redis.client-name", "a", "warden.lock.etcd.client-name", "b", "warden.lock.ttl", "4s"),
+                List.of(new Named("redis"), new Named("etcd")));
+        assertThat(r.settings().lock().backend()).isEqualTo("etcd");
+        assertThat(r.settings().lock().options()).containsExactly(Map.entry("client-name", "b"));
+        Settings.Leaving left = r.leaving().orElseThrow();
+        assertThat(left.provider().backend()).isEqualTo("redis");
+        assertThat(left.config().endpoints()).containsExactly("redis://r:6379");
+        assertThat(left.config().options()).containsExactly(Map.entry("client-name", "a"));
+        assertThat(left.config().ttl()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(left.config().namespace()).isEqualTo(r.settings().lock().namespace());
+    }
+
+    @Test
+    @DisplayName("a migration that names one backend twice, lacks the endpoints of the backend left, or names endpoints"
+            + " without it, is refused with every problem at once")
+    void badMigrations() {
+        LockException twice = configError(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", "redis://h:1",
+                "warden.lock.migrate-from", "redis", "warden.lock.migrate-from-endpoints", "redis://h:2"), new Named("redis"));
+        assertThat(twice.reason()).isEqualTo(LockException.Reason.CONFIGURATION);
+        assertThat(twice.getMessage()).contains("warden.lock.migrate-from names redis, the backend the client moves to");
+
+        LockException noEndpoints = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.migrate-from", "redis", "warden.lock.redis.nonsense", "x"), new Named("redis"), new Named("etcd"));
+        assertThat(noEndpoints.getMessage()).contains("warden.lock.migrate-from-endpoints is required")
+                .contains("unknown setting warden.lock.redis.nonsense");
+
+        LockException orphan = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.migrate-from-endpoints", "redis://h:2"), new Named("redis"), new Named("etcd"));
+        assertThat(orphan.getMessage()).contains("warden.lock.migrate-from-endpoints is set without warden.lock.migrate-from");
+
+        LockException wrongEndpoint = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.migrate-from", "redis", "warden.lock.migrate-from-endpoints", "etcd://h:2"),
+                new Named("redis"), new Named("etcd"));
+        assertThat(wrongEndpoint.getMessage()).contains("warden.lock.migrate-from redis: endpoint etcd://h:2 is not a redis URI");
+
+        LockException missing = configError(Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", "etcd://h:1",
+                "warden.lock.migrate-from", "jdbc", "warden.lock.migrate-from-endpoints", "jdbc:x"), new Named("etcd"));
+        assertThat(missing.reason()).isEqualTo(LockException.Reason.NO_PROVIDER);
+        assertThat(missing.getMessage()).contains("no lock provider for backend 'jdbc'");
+    }
 }

@@ -1,0 +1,185 @@
+package dev.warden.lock.internal.migration;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.internal.time.SystemTimekeeper;
+import dev.warden.lock.internal.time.Timekeeper;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
+
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * The driver of a client in the middle step of a switch between backends
+ * ({@code warden.lock.migrate-from}): every acquisition takes the lock on the backend being left and
+ * then on the backend moved to ({@link MigratingAttempt}), so it excludes instances still on the old
+ * configuration and instances already on the new one. A lease is renewed and released on both and is
+ * lost when either is. Its token is the larger of the two backends' tokens, and the other backend's
+ * token floor is raised to it before the lease is shown, so every later grant on either backend, by
+ * any step's instance, gets a larger token ({@link TokenFloorDriver}).
+ *
+ * <p>A lock nobody takes during the migrating step is tied too: a backend's floor covers its whole
+ * namespace (etcd, ZooKeeper, memory: their counters rise across all locks), or its tokens are its
+ * server's clock in microseconds (Redis), far above any other backend's counter; and the driver takes a
+ * lock of its own ({@link #SYNC_NAME}) when it opens and once every TTL, so the floors follow both
+ * backends' counters even while the application takes no lock. A grant on the backend being left that
+ * was made before the last such turn is below every later grant on the backend moved to, and the other
+ * way round.
+ *
+ * <p>Concurrency: immutable after construction; the two drivers are thread-safe.
+ */
+public final class MigratingDriver implements LockDriver {
+
+    /** The lock a migrating client takes once every TTL to tie the two backends' floors. */
+    static final String SYNC_NAME = "warden-token-floor-sync";
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MigratingDriver.class);
+
+    private final TokenFloorDriver from;
+    private final String fromBackend;
+    private final TokenFloorDriver to;
+    private final String toBackend;
+    /** Renews first grants while their acquisitions wait for the second. */
+    private final SystemTimekeeper time;
+
+    private final Duration ttl;
+    private final String syncOwner = "floor-sync-" + java.util.UUID.randomUUID();
+    /** Set once by {@link #close()}; read by the sync turns. */
+    private volatile boolean closed;
+
+    private MigratingDriver(TokenFloorDriver from, String fromBackend, TokenFloorDriver to, String toBackend, Duration ttl) {
+        this.ttl = ttl;
+        this.from = from;
+        this.fromBackend = fromBackend;
+        this.to = to;
+        this.toBackend = toBackend;
+        this.time = new SystemTimekeeper("warden-migration-" + fromBackend + "-" + toBackend);
+    }
+
+    /**
+     * A driver over two open drivers; both must raise token floors. On refusal both are closed.
+     *
+     * @throws LockException {@code CONFIGURATION} when either backend's driver cannot raise token floors
+     */
+    public static MigratingDriver of(LockDriver from, String fromBackend, LockDriver to, String toBackend, Duration ttl) {
+        if (from instanceof TokenFloorDriver f && to instanceof TokenFloorDriver t) {
+            MigratingDriver driver = new MigratingDriver(f, fromBackend, t, toBackend, ttl);
+            driver.time.schedule(driver::sync, 0);
+            return driver;
+        }
+        String which = from instanceof TokenFloorDriver ? toBackend : fromBackend;
+        from.close();
+        to.close();
+        throw new LockException(LockException.Reason.CONFIGURATION, "the " + which + " backend cannot take part in a"
+                + " migration: its driver does not raise token floors (dev.warden.lock.spi.TokenFloorDriver), so tokens"
+                + " of the two backends could not be ordered");
+    }
+
+    TokenFloorDriver from() {
+        return from;
+    }
+
+    TokenFloorDriver to() {
+        return to;
+    }
+
+    String fromBackend() {
+        return fromBackend;
+    }
+
+    String toBackend() {
+        return toBackend;
+    }
+
+    Timekeeper time() {
+        return time;
+    }
+
+    /**
+     * One turn on {@link #SYNC_NAME}: its grant raises the lower backend's floor like any other; when another
+     * client holds it, that client is tying the floors. Then the next turn, one TTL later.
+     */
+    private void sync() {
+        if (closed) {
+            return;
+        }
+        MigratingAttempt attempt;
+        try {
+            attempt = new MigratingAttempt(this, SYNC_NAME, syncOwner);
+        } catch (RuntimeException e) {
+            log.debug("could not start tying the token floors of {} and {}", fromBackend, toBackend, e);
+            time.schedule(this::sync, ttl.toNanos());
+            return;
+        }
+        attempt.poll(ttl).toCompletableFuture().handle((granted, error) -> {
+            if (error != null) {
+                log.debug("could not tie the token floors of {} and {}; trying again in {}", fromBackend, toBackend, ttl, error);
+            }
+            return error == null && granted.isPresent() ? release(granted.get()).handle((v, e) -> null)
+                    : attempt.abandon().handle((v, e) -> null);
+        }).thenCompose(f -> f).whenComplete((v, e) -> {
+            if (!closed) {
+                time.schedule(this::sync, ttl.toNanos());
+            }
+        });
+    }
+
+    @Override
+    public LockAttempt attempt(String name, String owner) {
+        return new MigratingAttempt(this, name, owner);
+    }
+
+    /** Renews both; renewed only when both are. */
+    @Override
+    public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        MigratingGrant g = (MigratingGrant) grant;
+        return both(from.renew(g.from(), ttl), to.renew(g.to(), ttl));
+    }
+
+    /** Releases both, the backend moved to first; true only when both were still this grant's. */
+    @Override
+    public CompletionStage<Boolean> release(Grant grant) {
+        MigratingGrant g = (MigratingGrant) grant;
+        return both(to.release(g.to()), from.release(g.from()));
+    }
+
+    /** Both answers; a failure of either fails the whole, after both have answered. */
+    private static CompletableFuture<Boolean> both(CompletionStage<Boolean> a, CompletionStage<Boolean> b) {
+        CompletableFuture<Boolean> fa = a.toCompletableFuture();
+        CompletableFuture<Boolean> fb = b.toCompletableFuture();
+        return CompletableFuture.allOf(fa, fb).handle((v, error) -> error).thenCompose(error -> error != null
+                ? CompletableFuture.<Boolean>failedFuture(error)
+                : CompletableFuture.completedFuture(fa.join() && fb.join()));
+    }
+
+    /** A lost session on either backend loses the grants it carried; lock-api ends every lease of the client. */
+    @Override
+    public void onSessionLost(Consumer<Throwable> listener) {
+        from.onSessionLost(listener);
+        to.onSessionLost(listener);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            time.shutdown(Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            to.close();
+        } finally {
+            from.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MigratingDriver[" + from + " then " + to + "]";
+    }
+}
