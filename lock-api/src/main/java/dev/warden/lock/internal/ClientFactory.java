@@ -44,6 +44,7 @@ public final class ClientFactory {
         Settings.Resolved resolved = Settings.resolve(settings, ServiceLoader.load(LockProvider.class, classLoader()));
         LockDriver driver = resolved.leaving().isEmpty() ? resolved.provider().open(resolved.settings().lock())
                 : migrating(resolved.leaving().get(), resolved);
+        EpochCheck.refuseLowerEpoch(driver, resolved.settings());
         return DefaultLockClient.open(resolved.settings(), driver, new SafeObserver(observer));
     }
 

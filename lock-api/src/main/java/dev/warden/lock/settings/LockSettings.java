@@ -43,7 +43,8 @@ public final class LockSettings {
     public static final Setting<Integer> FENCING_EPOCH = Setting.whole("warden.lock.fencing-epoch", 0, 0,
             dev.warden.lock.FencingEpoch.MAX_EPOCH, "the high bits of every fencing token (`epoch << 53 | backend token`):"
                     + " raise it by one when the deployment moves to another backend, so every new token exceeds every"
-                    + " old one; never lower it");
+                    + " old one; never lower it (a client below the epoch its namespace already used on the backend does"
+                    + " not open)");
 
     public static final Setting<String> MIGRATE_FROM = Setting.text("warden.lock.migrate-from", null,
                     "the middle step of a switch between backends: the backend being left; every acquisition takes the lock"

@@ -3,15 +3,17 @@ package dev.warden.lock.tck;
 import dev.warden.lock.FencingEpoch;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
+import dev.warden.lock.LockException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Fencing tokens strictly increase with each grant of a name, across clients; a backend's own token fits
  * below the fencing epoch (53 bits), and a client of a higher epoch gets tokens above every lower epoch's
- * ({@link FencingEpoch}).
+ * ({@link FencingEpoch}); a client whose epoch is below one its namespace already used does not open.
  */
 abstract class FencingClauses {
 
@@ -61,5 +63,24 @@ abstract class FencingClauses {
             assertThat(lease.fencingToken()).as("a client left at the old epoch: below, so a guarded resource refuses it")
                     .isLessThan(last);
         }
+    }
+
+    @Test
+    @DisplayName("a client whose epoch is below one its namespace already used is refused as it opens, before anything is acquired")
+    void lowerEpochRefusedAtStart() {
+        String name = kit.newName();
+        try (Lease lease = kit.client("fencing-epoch", "2").lock(name).acquire()) {
+            assertThat(FencingEpoch.epochOf(lease.fencingToken())).isEqualTo(2);
+        }
+        assertThatThrownBy(() -> kit.client("fencing-epoch", "1"))
+                .isInstanceOfSatisfying(LockException.class, e -> assertThat(e.reason()).isEqualTo(LockException.Reason.CONFIGURATION))
+                .hasMessageContaining("warden.lock.fencing-epoch 1 is below 2");
+        assertThat(kit.onServer(name)).as("nothing acquired").isFalse();
+        try (Lease same = kit.client("fencing-epoch", "2").lock(name).acquire();
+             LockClient next = kit.client("fencing-epoch", "3")) {
+            assertThat(FencingEpoch.epochOf(same.fencingToken())).as("the same epoch again").isEqualTo(2);
+        }
+        assertThatThrownBy(() -> kit.client("fencing-epoch", "2")).as("once a client of epoch 3 opened")
+                .isInstanceOf(LockException.class).hasMessageContaining("is below 3");
     }
 }

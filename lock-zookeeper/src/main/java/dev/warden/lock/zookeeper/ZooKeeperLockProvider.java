@@ -7,6 +7,7 @@ import dev.warden.lock.settings.SettingTable;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.LockProvider;
+import dev.warden.lock.zookeeper.internal.ConfigProblems;
 import dev.warden.lock.zookeeper.internal.Security;
 import dev.warden.lock.zookeeper.internal.ZooKeeperDriver;
 
@@ -88,7 +89,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public List<String> validate(LockConfig config) {
-        return ZooKeeperDriver.problems(config);
+        return ConfigProblems.of(config);
     }
 
     /**

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The ledger consumers' partition locks move from Redis to etcd (issue 22). Each partition's row keeps the
  * highest token that wrote to it; with the next fencing epoch every etcd token exceeds it and the new
- * consumer takes every partition on, never fenced out; a consumer left at the old epoch is fenced out.
+ * consumer takes every partition on, never fenced out; a consumer left at the old epoch on etcd does not
+ * open, and one left on Redis is fenced out.
  */
 class LockSwitchLedgerTest {
 
@@ -111,7 +112,7 @@ class LockSwitchLedgerTest {
 
     @Test
     @DisplayName("Redis to etcd partition locks with the next epoch: every entry reaches the database, no batch fenced;"
-            + " a consumer left at the old epoch is fenced out")
+            + " a consumer left at the old epoch is refused at start on etcd and fenced out on Redis")
     void partitionLocksMoveToEtcd() {
         List<String> accounts = new java.util.ArrayList<>();
         try (QuotaService quota = Support.quota(redis.server())) {
@@ -134,8 +135,18 @@ class LockSwitchLedgerTest {
             assertThat(fenced).as("batches of the next epoch fenced out").isEmpty();
             assertThat(ledgerSum()).isEqualTo(128);
 
+            // A consumer started at the old epoch on etcd is refused as it opens: etcd recorded epoch 1.
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> onEtcd(0, new CopyOnWriteArrayList<>()).start().close())
+                    .hasMessageContaining("warden.lock.fencing-epoch 0 is below 1");
+            // One left behind on Redis at the old epoch opens (Redis saw no higher epoch), and the fence refuses it.
             List<Integer> stale = new CopyOnWriteArrayList<>();
-            try (LedgerConsumer leftBehind = onEtcd(0, stale).start()) {
+            try (LedgerConsumer leftBehind = Support.consumer(redis.server(), ds, "redis-left-" + UUID.randomUUID())
+                    .listener(new dev.warden.quota.ledger.consume.LedgerListener() {
+                        @Override
+                        public void fenced(int partition, long token) {
+                            stale.add(partition);
+                        }
+                    }).build().start()) {
                 deduct(quota, accounts, 1);
                 Support.await("a consumer at the old epoch is fenced out", () -> !stale.isEmpty());
             }

@@ -3,6 +3,7 @@ package dev.warden.lock.internal.migration;
 import dev.warden.lock.LockException;
 import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
+import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockDriver;
@@ -33,7 +34,7 @@ import java.util.function.Consumer;
  *
  * <p>Concurrency: immutable after construction; the two drivers are thread-safe.
  */
-public final class MigratingDriver implements LockDriver {
+public final class MigratingDriver implements EpochRecordingDriver {
 
     /** The lock a migrating client takes once every TTL to tie the two backends' floors. */
     static final String SYNC_NAME = "warden-token-floor-sync";
@@ -154,6 +155,16 @@ public final class MigratingDriver implements LockDriver {
         return CompletableFuture.allOf(fa, fb).handle((v, error) -> error).thenCompose(error -> error != null
                 ? CompletableFuture.<Boolean>failedFuture(error)
                 : CompletableFuture.completedFuture(fa.join() && fb.join()));
+    }
+
+    /** Records the epoch on each backend that keeps one; the higher of what they had recorded. */
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        CompletableFuture<Integer> left = from instanceof EpochRecordingDriver r
+                ? r.recordEpoch(epoch).toCompletableFuture() : CompletableFuture.completedFuture(0);
+        CompletableFuture<Integer> moved = to instanceof EpochRecordingDriver r
+                ? r.recordEpoch(epoch).toCompletableFuture() : CompletableFuture.completedFuture(0);
+        return left.thenCombine(moved, Math::max);
     }
 
     /** A lost session on either backend loses the grants it carried; lock-api ends every lease of the client. */

@@ -2,6 +2,7 @@ package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
+import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
@@ -41,7 +42,7 @@ import java.util.stream.Collectors;
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver {
+public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -266,6 +267,11 @@ public final class EtcdDriver implements TokenFloorDriver {
     @Override
     public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
         return TokenFloor.raise(calls, (EtcdGrant) grant, floor);
+    }
+
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        return EpochRecord.record(calls, Keys.epoch(config.namespace()), epoch);
     }
 
     /** Deletes the key only while its create revision is the granted one; a stale retry deletes nothing. */

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  * suffix without {@code '/'}.
  *
  * <p>Markers of abandoned attempts whose creation was never confirmed live under
- * {@code enc(ns) + "/!/"}, and the namespace's token floor at {@code enc(ns) + "/!floor"}: {@code '!'}
- * is always encoded in a name, so neither is anybody's queue.
+ * {@code enc(ns) + "/!/"}, the namespace's token floor at {@code enc(ns) + "/!floor"} and its fencing
+ * epoch at {@code enc(ns) + "/!epoch"}: {@code '!'} is always encoded in a name, so none is anybody's queue.
  */
 public final class Keys {
 
@@ -33,6 +33,11 @@ public final class Keys {
      */
     static String floor(String namespace) {
         return encode(namespace) + "/!floor";
+    }
+
+    /** The key of the highest fencing epoch the namespace's clients used. */
+    static String epoch(String namespace) {
+        return encode(namespace) + "/!epoch";
     }
 
     /** The marker that stops a late creation of the entry {@code unique}. */

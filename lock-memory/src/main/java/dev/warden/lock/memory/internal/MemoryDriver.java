@@ -1,6 +1,7 @@
 package dev.warden.lock.memory.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements TokenFloorDriver {
+public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -92,6 +93,14 @@ public final class MemoryDriver implements TokenFloorDriver {
             return CompletableFuture.failedFuture(closedException());
         }
         return CompletableFuture.completedFuture(store.raiseFloor(g.key(), g.fencingToken(), floor));
+    }
+
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return CompletableFuture.completedFuture(store.recordEpoch(namespace, epoch));
     }
 
     /** Waiting attempts fail with CLOSED and leave their queues; grants still held expire after their TTL. */

@@ -31,6 +31,8 @@ public final class MemoryStore {
     private final String name;
     private final Map<String, Lock> locks = new HashMap<>();
     private long tokens;
+    /** The highest fencing epoch each namespace's clients used. */
+    private final Map<String, Integer> epochs = new HashMap<>();
 
     private MemoryStore(String name) {
         this.name = name;
@@ -122,6 +124,15 @@ public final class MemoryStore {
         }
         tokens = Math.max(tokens, floor);
         return true;
+    }
+
+    /** The epoch recorded for {@code namespace} before; records {@code epoch} when it is higher. */
+    synchronized int recordEpoch(String namespace, int epoch) {
+        int recorded = epochs.getOrDefault(namespace, 0);
+        if (epoch > recorded) {
+            epochs.put(namespace, epoch);
+        }
+        return recorded;
     }
 
     /** Compare-and-delete: removes the holder if it is still {@code token}'s and live, and wakes the queue. */

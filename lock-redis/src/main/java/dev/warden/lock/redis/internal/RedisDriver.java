@@ -1,12 +1,13 @@
 package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
-import dev.warden.lock.spi.TokenFloorDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.TokenFloorDriver;
 import dev.warden.redis.internal.RedisAccess;
 import dev.warden.redis.internal.RedisFailures;
 import io.lettuce.core.AbstractRedisClient;
@@ -37,7 +38,7 @@ import reactor.core.Disposable;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver, TokenFloorDriver {
+public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -192,6 +193,18 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver {
         checkOpen();
         return calls.retrying("the floor script for " + g.keys().lock(),
                 () -> scripts.raiseFloor(g.keys(), g.value(), floor).thenApply(RedisDriver::isOne), late -> { });
+    }
+
+    /**
+     * One key per namespace, {@code {<namespace>:}:epoch}: inside the documented ACL key pattern
+     * {@code {<namespace>:*}, and no lock's key (tagged {@code {<namespace>:<name>}}, names never empty).
+     */
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        checkOpen();
+        String key = "{" + namespace + ":}:epoch";
+        return calls.retrying("the epoch script for " + key, () -> scripts.recordEpoch(key, epoch).thenApply(Long::intValue),
+                late -> { });
     }
 
     @Override

@@ -24,7 +24,8 @@ final class Scripts {
         RENEW("renew.lua", ScriptOutputType.INTEGER),
         RELEASE("release.lua", ScriptOutputType.INTEGER),
         HAND_OFF("handoff.lua", ScriptOutputType.MULTI),
-        FLOOR("floor.lua", ScriptOutputType.INTEGER);
+        FLOOR("floor.lua", ScriptOutputType.INTEGER),
+        EPOCH("epoch.lua", ScriptOutputType.INTEGER);
 
         final String resource;
         final ScriptOutputType output;
@@ -94,6 +95,11 @@ final class Scripts {
     /** 1 when the fence is at least {@code floor}, 0 when the lock no longer holds {@code value}. */
     CompletableFuture<Long> raiseFloor(Keys keys, String value, long floor) {
         return run(Script.FLOOR, new String[] {keys.lock(), keys.fence()}, value, Long.toString(floor));
+    }
+
+    /** The fencing epoch recorded in {@code key} before; records {@code epoch} when it is higher. */
+    CompletableFuture<Long> recordEpoch(String key, int epoch) {
+        return run(Script.EPOCH, new String[] {key}, Integer.toString(epoch));
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {

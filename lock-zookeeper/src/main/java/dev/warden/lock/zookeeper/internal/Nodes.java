@@ -167,6 +167,23 @@ final class Nodes {
                         KeeperException.Code.BADVERSION, KeeperException.Code.NODEEXISTS).getResultCode()) == KeeperException.Code.OK);
     }
 
+    /**
+     * Sets the number node {@code path} to {@code value} with no holder to guard it: created (with its
+     * parents) when {@code read} found none, else written guarded by its version.
+     *
+     * @return true when written; false when another client changed or created it first
+     */
+    CompletableFuture<Boolean> writeNumber(String path, Floor read, long value) {
+        String what = "the write of " + path;
+        byte[] data = Long.toString(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        CompletableFuture<CuratorEvent> call = read.version() < 0
+                ? calls.call(what, cb -> curator.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
+                        .inBackground(cb, executor).forPath(path, data))
+                : calls.call(what, cb -> curator.setData().withVersion(read.version()).inBackground(cb, executor).forPath(path, data));
+        return call.thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NODEEXISTS,
+                KeeperException.Code.BADVERSION).getResultCode()) == KeeperException.Code.OK);
+    }
+
     private Stat statOf(String what, CuratorEvent event) {
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
         if (code == KeeperException.Code.NONODE) {

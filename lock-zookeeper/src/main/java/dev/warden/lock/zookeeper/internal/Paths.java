@@ -104,6 +104,11 @@ public final class Paths {
         return queue;
     }
 
+    /** {@code /<namespace>/%epoch}: the highest fencing epoch the namespace's clients used. */
+    static String epochPath(String namespace) {
+        return "/" + namespace + "/%epoch";
+    }
+
     /** {@code /<namespace>/%floor}, the namespace's token floor, from a lock's path. */
     static String floorPath(String lockPath) {
         return lockPath.substring(0, lockPath.lastIndexOf('/')) + "/" + FLOOR;

@@ -1,6 +1,7 @@
 package dev.warden.lock.zookeeper.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
@@ -46,7 +47,7 @@ import java.util.function.Consumer;
  * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
  * collections, {@code closed} is atomic.
  */
-public final class ZooKeeperDriver implements TokenFloorDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -60,6 +61,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver {
     private final ScheduledThreadPoolExecutor executor;
     private final Calls calls;
     private final Nodes nodes;
+    private final RisingNumbers numbers;
     private final ZooKeeperSession session;
     private final String servers;
     private final String namespace;
@@ -80,6 +82,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver {
         this.ttlNanos = config.ttl().toNanos();
         this.calls = new Calls(executor, config.requestTimeout(), servers);
         this.nodes = new Nodes(curator, executor, calls);
+        this.numbers = new RisingNumbers(nodes);
         this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(ZooKeeperAttempt::interrupt));
         session.onLost(cause -> {
             if (!grants.isEmpty()) {
@@ -87,27 +90,6 @@ public final class ZooKeeperDriver implements TokenFloorDriver {
             }
             sessionLost.accept(cause);
         });
-    }
-
-    /** Problems with the backend's own settings. */
-    public static List<String> problems(LockConfig config) {
-        List<String> problems = new java.util.ArrayList<>(Endpoints.problems(config.endpoints()));
-        problems.addAll(Paths.namespaceProblems(config.namespace()));
-        problems.addAll(Security.problems(config.options(), System::getenv));
-        config.option(LOST_ON).ifPresent(value -> {
-            try {
-                ZooKeeperSession.LostOn.parse(value);
-            } catch (IllegalArgumentException e) {
-                problems.add("warden.lock.zookeeper." + LOST_ON + " '" + value + "' must be suspended or lost");
-            }
-        });
-        if (config.ttl().toMillis() > Integer.MAX_VALUE) {
-            problems.add("warden.lock.ttl " + config.ttl() + " is too long for a ZooKeeper session");
-        }
-        if (config.connectTimeout().toMillis() > Integer.MAX_VALUE || config.requestTimeout().toMillis() > Integer.MAX_VALUE) {
-            problems.add("warden.lock.connect-timeout and request-timeout must be shorter than 24 days");
-        }
-        return problems;
     }
 
     /**
@@ -254,37 +236,20 @@ public final class ZooKeeperDriver implements TokenFloorDriver {
         return calls.bounded("the release of " + g.path(), released);
     }
 
-    /**
-     * The namespace's floor node: read, and unless it is high enough, written in one transaction guarded by
-     * the grant's node and the floor's version; another holder that moved the floor first makes it try again.
-     */
+    /** The namespace's floor node ({@link RisingNumbers#raiseFloor}). */
     @Override
     public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
         ZooKeeperGrant g = ZooKeeperGrant.of(grant);
         checkOpen();
-        if (floor < g.fencingToken()) {
-            return CompletableFuture.completedFuture(true);
-        }
-        return calls.bounded("raising the token floor for " + g.path(), raiseFloor(g, Paths.floorPath(
-                g.path().substring(0, g.path().lastIndexOf('/'))), floor, FLOOR_TRIES));
+        return calls.bounded("raising the token floor for " + g.path(), numbers.raiseFloor(g, floor));
     }
 
-    private static final int FLOOR_TRIES = 10;
-
-    private CompletableFuture<Boolean> raiseFloor(ZooKeeperGrant g, String floorPath, long floor, int tries) {
-        return nodes.floorNode(floorPath).thenCompose(read -> read.value() >= floor ? CompletableFuture.completedFuture(true)
-                : nodes.writeFloor(g.path(), g.version(), floorPath, read, floor).thenCompose(written -> written
-                        ? CompletableFuture.completedFuture(true)
-                        : nodes.stat(g.path()).thenCompose(stat -> {
-                            if (stat == null || stat.getCzxid() != g.czxid()) {
-                                return CompletableFuture.completedFuture(false);
-                            }
-                            if (tries <= 1) {
-                                throw new LockException(LockException.Reason.UNAVAILABLE, "the token floor " + floorPath
-                                        + " kept moving under " + FLOOR_TRIES + " writes");
-                            }
-                            return raiseFloor(g, floorPath, floor, tries - 1);
-                        })));
+    /** The namespace's epoch node ({@link RisingNumbers#recordEpoch}). */
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        checkOpen();
+        String path = Paths.epochPath(namespace);
+        return calls.bounded("recording the fencing epoch " + path, numbers.recordEpoch(path, epoch));
     }
 
     @Override
