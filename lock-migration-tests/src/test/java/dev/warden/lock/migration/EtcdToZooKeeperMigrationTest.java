@@ -1,8 +1,6 @@
 package dev.warden.lock.migration;
 
 import dev.warden.lock.LostReason;
-import dev.warden.lock.etcd.internal.Keys;
-import dev.warden.lock.tck.LockMigrationContractTest;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.ZooKeeperServer;
 import dev.warden.testkit.ZooKeeperServerExtension;
@@ -11,9 +9,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -21,7 +16,7 @@ import java.util.Set;
  * ZooKeeper, the backend moved to, while etcd stays up.
  */
 @DisplayName("migrating from etcd to ZooKeeper")
-class EtcdToZooKeeperMigrationTest extends LockMigrationContractTest {
+class EtcdToZooKeeperMigrationTest extends MigrationTest {
 
     @RegisterExtension
     static final ZooKeeperServerExtension zookeeper = new ZooKeeperServerExtension(ZooKeeperServer.builder());
@@ -45,72 +40,19 @@ class EtcdToZooKeeperMigrationTest extends LockMigrationContractTest {
         }
     }
 
-    /** etcd leases are whole seconds, and its minimum TTL with default timing is 2 s. */
     @Override
-    protected Duration ttl() {
-        return Duration.ofSeconds(2);
+    Side left() {
+        return new EtcdSide(() -> etcd);
     }
 
     @Override
-    protected Map<String, Object> leftSettings() {
-        return Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.endpoints());
-    }
-
-    @Override
-    protected Map<String, Object> targetSettings() {
-        return Map.of("warden.lock.backend", "zookeeper", "warden.lock.endpoints", zookeeper.server().endpoint());
-    }
-
-    @Override
-    protected boolean hasLeftServerState(String namespace, String name) {
-        return etcd.count(Keys.queuePrefix(namespace, name)) > 0;
-    }
-
-    @Override
-    protected boolean hasTargetServerState(String namespace, String name) {
-        return !nodes.contenders(namespace, name).isEmpty();
-    }
-
-    @Override
-    protected void removeOnLeftBackend(String namespace, String name) {
-        etcd.deletePrefix(Keys.queuePrefix(namespace, name));
-    }
-
-    @Override
-    protected void removeOnTargetBackend(String namespace, String name) {
-        nodes.removeContenders(namespace, name);
+    Side target() {
+        return new ZooKeeperSide(zookeeper::server, () -> nodes);
     }
 
     /** ZooKeeper's SUSPENDED ends every lease, normally before the lease's own deadline. */
     @Override
     protected Set<LostReason> lossReasonsWhenServerPaused() {
         return Set.of(LostReason.SESSION_LOST, LostReason.EXPIRED);
-    }
-
-    @Override
-    protected InetSocketAddress serverAddress() {
-        return new InetSocketAddress(zookeeper.server().host(), zookeeper.server().port());
-    }
-
-    @Override
-    protected String endpointsThrough(int proxyPort) {
-        return "zookeeper://127.0.0.1:" + proxyPort;
-    }
-
-    @Override
-    protected String unreachableEndpoints() {
-        return "zookeeper://127.0.0.1:" + Ports.free();
-    }
-
-    @Override
-    protected void pauseServer() {
-        zookeeper.server().pause();
-    }
-
-    @Override
-    protected void resumeServer() {
-        if (zookeeper.server().isPaused()) {
-            zookeeper.server().resume();
-        }
     }
 }

@@ -220,6 +220,90 @@ abstract class MigrationClauses {
     }
 
     @Test
+    @DisplayName("a rolling restart of four instances under load, left → migrating → target and back, one at a time"
+            + " while the others work: no overlap, tokens in grant order, every fresh write accepted")
+    void rollingRestartUnderLoad() throws Exception {
+        String name = kit.newName();
+        LockHistory history = new LockHistory();
+        FencedRegister register = new FencedRegister();
+        long[] counter = {0};
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        int instances = 4;
+        String[] steps = {"migrating", "target", "migrating", "left"};
+        Instance[] running = new Instance[instances];
+        ExecutorService pool = kit.threads(instances);
+        for (int i = 0; i < instances; i++) {
+            running[i] = new Instance("left", i, 0, history, register, counter, refused, name);
+            running[i].start(pool);
+        }
+        int restarts = 0;
+        for (String next : steps) {
+            // Every instance is restarted into the next step, one at a time, while the others keep working.
+            for (int i = 0; i < instances; i++) {
+                int grantsBefore = history.grants();
+                Await.until(kit.ttl().plus(kit.slack()), "work goes on", () -> history.grants() >= grantsBefore + 3);
+                running[i].stop();
+                running[i] = new Instance(next, i, ++restarts, history, register, counter, refused, name);
+                running[i].start(pool);
+            }
+            // The step is complete; the next one starts one TTL later (the floors are tied by then).
+            int grantsAtStep = history.grants();
+            long oneTtlLater = System.nanoTime() + kit.ttl().toNanos();
+            Await.until(kit.ttl().multipliedBy(2).plus(kit.slack()), "one TTL of work on the complete step",
+                    () -> System.nanoTime() - oneTtlLater >= 0 && history.grants() >= grantsAtStep + 3);
+        }
+        for (Instance instance : running) {
+            instance.stop();
+        }
+        assertThat(refused.get()).as("fresh holders' writes refused by the fence").isZero();
+        assertThat(counter[0]).as("updates under the lock").isEqualTo(history.grants());
+        assertThat(history.violations()).isEmpty();
+    }
+
+    /** One instance of the service: its own client of one step, taking the lock in a loop until stopped. */
+    private final class Instance {
+        private final LockClient client;
+        private final String name;
+        private final FencedRegister register;
+        private final long[] counter;
+        private final java.util.concurrent.atomic.AtomicInteger refused;
+        private final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        private Future<?> work;
+
+        Instance(String step, int index, int generation, LockHistory history, FencedRegister register, long[] counter,
+                 java.util.concurrent.atomic.AtomicInteger refused, String name) {
+            this.client = step(step, history.observer(step + "-" + index + "." + generation));
+            this.name = name;
+            this.register = register;
+            this.counter = counter;
+            this.refused = refused;
+        }
+
+        void start(ExecutorService pool) {
+            work = pool.submit(() -> {
+                DistributedLock lock = client.lock(name);
+                while (!stop.get()) {
+                    try (Lease lease = lock.acquire()) {
+                        long seen = counter[0];
+                        Thread.yield();
+                        counter[0] = seen + 1;
+                        if (!register.write(lease.fencingToken(), seen + 1)) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                }
+                return null;
+            });
+        }
+
+        void stop() throws Exception {
+            stop.set(true);
+            work.get(1, TimeUnit.MINUTES);
+            client.close();
+        }
+    }
+
+    @Test
     @DisplayName("a migration from a backend to itself is refused at start, before anything is acquired")
     void sameBackendTwiceIsRefused() {
         Map<String, Object> s = new LinkedHashMap<>(kit.targetSettings());
