@@ -86,8 +86,9 @@ public final class Rows {
             }
             for (String backend : s.lockBackends().keySet()) {
                 Map<String, Object> locked = new LinkedHashMap<>(quota);
-                locked.put("warden.quota.lock", backend);
                 locked.putAll(s.lock(backend, "bench-quota"));
+                // The migrating step's lock is the backend moved to's, taken after the one left.
+                locked.put("warden.quota.lock", locked.get("warden.lock.backend"));
                 rows.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts, LuaDeduct.Mode.LOCKED));
             }
             for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {
