@@ -8,11 +8,15 @@ import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
-
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -32,32 +36,36 @@ import java.util.function.Consumer;
  * was made before the last such turn is below every later grant on the backend moved to, and the other
  * way round.
  *
- * <p>Concurrency: immutable after construction; the two drivers are thread-safe.
+ * <p>Concurrency: {@code closed} is volatile, the sync counters atomic; the rest is immutable after
+ * construction, and the two drivers are thread-safe.
  */
 public final class MigratingDriver implements EpochRecordingDriver {
 
     /** The lock a migrating client takes once every TTL to tie the two backends' floors. */
     static final String SYNC_NAME = "warden-token-floor-sync";
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MigratingDriver.class);
+    private static final Logger log = LoggerFactory.getLogger(MigratingDriver.class);
 
     private final TokenFloorDriver from;
     private final String fromBackend;
     private final TokenFloorDriver to;
     private final String toBackend;
-    /** Renews first grants while their acquisitions wait for the second. */
-    private final SystemTimekeeper time;
-
     private final Duration ttl;
-    private final String syncOwner = "floor-sync-" + java.util.UUID.randomUUID();
+    /** Renews first grants while their acquisitions wait for the second, and runs the sync turns. */
+    private final SystemTimekeeper time;
+    /** Each sync turn is an acquisition of its own, with an owner of its own. */
+    private final String syncOwner = "floor-sync-" + UUID.randomUUID();
+    private final AtomicLong syncTurns = new AtomicLong();
+    /** Sync turns failed in a row; the first of a streak is logged at WARN. */
+    private final AtomicInteger syncFailures = new AtomicInteger();
     /** Set once by {@link #close()}; read by the sync turns. */
     private volatile boolean closed;
 
     private MigratingDriver(TokenFloorDriver from, String fromBackend, TokenFloorDriver to, String toBackend, Duration ttl) {
-        this.ttl = ttl;
         this.from = from;
         this.fromBackend = fromBackend;
         this.to = to;
         this.toBackend = toBackend;
+        this.ttl = ttl;
         this.time = new SystemTimekeeper("warden-migration-" + fromBackend + "-" + toBackend);
     }
 
@@ -110,15 +118,17 @@ public final class MigratingDriver implements EpochRecordingDriver {
         }
         MigratingAttempt attempt;
         try {
-            attempt = new MigratingAttempt(this, SYNC_NAME, syncOwner);
+            attempt = new MigratingAttempt(this, SYNC_NAME, syncOwner + "-" + syncTurns.incrementAndGet());
         } catch (RuntimeException e) {
-            log.debug("could not start tying the token floors of {} and {}", fromBackend, toBackend, e);
+            syncFailed(e);
             time.schedule(this::sync, ttl.toNanos());
             return;
         }
         attempt.poll(ttl).toCompletableFuture().handle((granted, error) -> {
             if (error != null) {
-                log.debug("could not tie the token floors of {} and {}; trying again in {}", fromBackend, toBackend, ttl, error);
+                syncFailed(error);
+            } else {
+                syncFailures.set(0);
             }
             return error == null && granted.isPresent() ? release(granted.get()).handle((v, e) -> null)
                     : attempt.abandon().handle((v, e) -> null);
@@ -127,6 +137,16 @@ public final class MigratingDriver implements EpochRecordingDriver {
                 time.schedule(this::sync, ttl.toNanos());
             }
         });
+    }
+
+    /** Locks nobody takes stay untied while this lasts: said once per streak, not once per TTL. */
+    private void syncFailed(Throwable error) {
+        if (syncFailures.getAndIncrement() == 0) {
+            log.warn("could not tie the token floors of {} and {} (trying again every {}); locks nobody takes meanwhile"
+                    + " are not ordered across the two backends", fromBackend, toBackend, ttl, error);
+        } else {
+            log.debug("could not tie the token floors of {} and {}", fromBackend, toBackend, error);
+        }
     }
 
     @Override
