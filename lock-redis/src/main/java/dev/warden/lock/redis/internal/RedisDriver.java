@@ -196,8 +196,8 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     }
 
     /**
-     * One key per namespace, {@code {<namespace>:}:epoch}: inside the documented ACL key pattern
-     * {@code {<namespace>:*}, and no lock's key (tagged {@code {<namespace>:<name>}}, names never empty).
+     * One key per namespace, {@code {<namespace>:}:epoch}: inside the documented ACL key pattern (the
+     * namespace's tag, open, and a star), and no lock's key (tagged {@code {<namespace>:<name>}}, names never empty).
      */
     @Override
     public CompletionStage<Integer> recordEpoch(int epoch) {
