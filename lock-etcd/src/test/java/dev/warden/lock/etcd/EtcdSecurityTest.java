@@ -136,12 +136,13 @@ class EtcdSecurityTest {
         Map<String, Object> s = settings("a", "tenant-a", "a-pw");
         s.remove("warden.lock.etcd.username");
         s.remove("warden.lock.etcd.password");
-        // Refused as it opens: recording its fencing epoch is its first call into the namespace.
-        assertThatThrownBy(() -> LockClient.create(s).close())
-                .isInstanceOfSatisfying(LockException.class, e -> {
-                    assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED);
-                    assertThat(e.getMessage()).contains(server.endpoints()).contains("warden.lock.etcd.username");
-                });
+        try (LockClient client = LockClient.create(s)) {
+            assertThatThrownBy(() -> client.lock("anonymous").tryAcquire(Duration.ofSeconds(1)))
+                    .isInstanceOfSatisfying(LockException.class, e -> {
+                        assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED);
+                        assertThat(e.getMessage()).contains(server.endpoints()).contains("warden.lock.etcd.username");
+                    });
+        }
         assertThat(server.count(Keys.queuePrefix("a", "anonymous"))).isZero();
     }
 
@@ -210,13 +211,13 @@ class EtcdSecurityTest {
     @DisplayName("tenant B can neither take, read, delete nor revoke tenant A's lock: ACCESS_DENIED, and A still holds it")
     void tenants() {
         // A TTL well above the 1 s tokens: a renewal that authenticates again on a loaded machine stays in time.
-        try (LockClient a = LockClient.create(settings("a", "tenant-a", "a-pw", "warden.lock.ttl", "6s"))) {
+        try (LockClient a = LockClient.create(settings("a", "tenant-a", "a-pw", "warden.lock.ttl", "6s"));
+             LockClient bInA = LockClient.create(settings("a", "tenant-b", "b-pw", "warden.lock.ttl", "6s"))) {
             Lease held = a.lock("shared").acquire();
             String key = server.keys(Keys.queuePrefix("a", "shared")).get(0);
             String leaseHex = key.substring(key.lastIndexOf('/') + 1);
 
-            // B pointed at A's namespace is refused as it opens (its fencing epoch cannot be recorded there).
-            assertThatThrownBy(() -> LockClient.create(settings("a", "tenant-b", "b-pw", "warden.lock.ttl", "6s")).close())
+            assertThatThrownBy(() -> bInA.lock("shared").tryAcquire(Duration.ofMillis(500)))
                     .isInstanceOfSatisfying(LockException.class, e -> {
                         assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED);
                         assertThat(e.getMessage()).contains("tenant-b").contains(server.endpoints());

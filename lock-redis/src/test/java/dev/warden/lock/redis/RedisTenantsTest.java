@@ -117,13 +117,15 @@ class RedisTenantsTest {
             refused(server, "SCAN", "0");
             refused(server, "FLUSHALL");
 
-            // B through Warden, pointed at A's namespace: refused as it opens (recording its fencing epoch in A's
-            // namespace is the first script it sends), as ACCESS_DENIED.
-            String logged = CapturedOutput.of(() -> assertThatThrownBy(() -> LockClient.create(tenantB("tenant-a")).close())
-                    .isInstanceOfSatisfying(LockException.class,
-                            e -> assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED))
-                    .hasMessageContaining("NOPERM"));
-            assertThat(logged).doesNotContain(System.getenv(ENV));
+            // B through Warden, pointed at A's namespace: its scripts are refused, as ACCESS_DENIED.
+            try (LockClient intruder = LockClient.create(tenantB("tenant-a"))) {
+                String logged = CapturedOutput.of(() -> assertThatThrownBy(
+                        () -> intruder.lock("merchant-1").tryAcquire(Duration.ofSeconds(1)))
+                        .isInstanceOfSatisfying(LockException.class,
+                                e -> assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED))
+                        .hasMessageContaining("NOPERM"));
+                assertThat(logged).doesNotContain(System.getenv(ENV));
+            }
 
             assertThat(server.command("GET", lockKey)).as("A's lock is untouched").isEqualTo(value);
             assertThat(held.isValid()).isTrue();
