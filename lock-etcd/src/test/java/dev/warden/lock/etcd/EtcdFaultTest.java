@@ -205,6 +205,33 @@ class EtcdFaultTest {
     }
 
     @Test
+    @DisplayName("an acquisition whose first create timed out on a silent member keeps the grant of its retry: the clean-up of the first attempt never deletes the entry of the second")
+    void cleanUpOfATimedOutCreateSparesTheRetry() throws Exception {
+        List<TcpProxy> proxies = cluster.members().stream().map(m -> TcpProxy.start(m.host(), m.port())).toList();
+        closeAfter.addAll(proxies);
+        Map<String, Object> s = settings();
+        s.put("warden.lock.endpoints", proxies.stream().map(p -> "etcd://" + p.host() + ":" + p.port()).collect(Collectors.joining(",")));
+        LockClient client = LockClient.create(s, LockObserver.NONE);
+        closeAfter.add(client);
+        client.lock("warm").tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
+        List<TcpProxy> used = proxies.stream().filter(p -> p.connections() > 0).toList();
+        assertThat(used).as("the one member the client's channel is connected to").hasSize(1);
+
+        // The first create (and the clean-up of it) time out on the silent member; the clean-up is
+        // retried in the background while the acquisition, retried with the same owner, moves on.
+        used.get(0).blackhole();
+        String name = "retried";
+        Lease held = client.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow(
+                () -> new AssertionError("not granted after the client's member went silent"));
+        LockClient rival = client(LockObserver.NONE);
+        // Past several background retries of the first attempt's clean-up (one per request timeout).
+        Await.during(Duration.ofSeconds(3), "the retried acquisition keeps its entry and its lease", () -> held.isValid()
+                && cluster.count(Keys.queuePrefix(namespace, name)) == 1);
+        assertThat(rival.lock(name).tryAcquire(Duration.ofMillis(200))).as("a rival while the lease is held").isEmpty();
+        held.release();
+    }
+
+    @Test
     @DisplayName("a holder frozen past its TTL (SIGSTOP) is superseded by a higher token, and its fenced write is rejected")
     void frozenHolderIsFencedOff() throws Exception {
         String name = "frozen";

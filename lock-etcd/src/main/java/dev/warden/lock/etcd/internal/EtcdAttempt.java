@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
  * reused by the session's successive attempts (lock-api runs one attempt per name and client at a
  * time), so the keys under a lock's prefix stay as few as its clients; a key per attempt would leave
  * a deleted key behind on every acquisition, and etcd walks every one of them, until a compaction,
- * in each read of the queue. The value is the acquisition's owner.
+ * in each read of the queue. The value is the acquisition's owner and this attempt's id: lock-api
+ * retries an acquisition whose poll failed with a new attempt of the same owner, and the clean-up
+ * of the failed one (retried in the background until confirmed) must never match the entry the
+ * retry created and holds.
  *
  * <p>The first poll creates the entry, only if it does not exist, and in the same transaction reads
  * the two newest entries: ours and the one just ahead of it. An entry of ours that is still there
@@ -41,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Creation is guarded by a marker key unique to the attempt: an entry whose creation was never
  * confirmed (the call timed out) is abandoned by writing the marker and deleting the entry if it
- * holds this attempt's owner, in one transaction, so a creation that reaches the server late finds
+ * holds this attempt's value, in one transaction, so a creation that reaches the server late finds
  * the marker and does nothing, and a later attempt's entry is never deleted.
  *
  * <p>Concurrency: every mutable field is guarded by {@code this}; lock-api never runs two calls of one
@@ -63,7 +66,8 @@ final class EtcdAttempt implements LockAttempt {
     private final ByteString prefixBytes;
     private final ByteString prefixEnd;
     private final ByteString markerBytes;
-    private final ByteString ownerBytes;
+    /** The entry's value: the owner and this attempt's id. */
+    private final ByteString valueBytes;
     private final String floorKey;
     private final ByteString floorBytes;
 
@@ -79,7 +83,7 @@ final class EtcdAttempt implements LockAttempt {
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
-    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String floor, String owner) {
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String floor, String value) {
         this.driver = driver;
         this.floorKey = floor;
         this.floorBytes = Requests.bytes(floor);
@@ -87,7 +91,7 @@ final class EtcdAttempt implements LockAttempt {
         this.prefixBytes = Requests.bytes(prefix);
         this.prefixEnd = Requests.prefixEnd(prefixBytes);
         this.markerBytes = Requests.bytes(marker);
-        this.ownerBytes = Requests.bytes(owner);
+        this.valueBytes = Requests.bytes(value);
     }
 
     /** The queue entry of {@code session} under {@code prefix}. */
@@ -121,7 +125,7 @@ final class EtcdAttempt implements LockAttempt {
             created = Created.UNKNOWN;
         }
         CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
-                Requests.create(markerBytes, kb, ownerBytes, s.leaseId(), prefixBytes, prefixEnd, floorBytes));
+                Requests.create(markerBytes, kb, valueBytes, s.leaseId(), prefixBytes, prefixEnd, floorBytes));
         CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
             if (r.getSucceeded()) {
                 return decide(s, CompletableFuture.completedFuture(created(r, k, kb)));
@@ -383,11 +387,11 @@ final class EtcdAttempt implements LockAttempt {
 
     /**
      * Writes the marker that stops our creation if it is still on its way, and deletes the entry if
-     * it is ours (holds our owner): never a later attempt's.
+     * this attempt's (holds its value): never a later attempt's, even of the same acquisition.
      */
     private CompletableFuture<TxnResponse> deleteAndMark(String k, ByteString kb, Session s) {
         return driver.calls().unary("abandoning " + k, KVGrpc.getTxnMethod(),
-                Requests.deleteIfOwnedAndMark(kb, ownerBytes, markerBytes, s.leaseId()));
+                Requests.deleteIfOwnedAndMark(kb, valueBytes, markerBytes, s.leaseId()));
     }
 
     private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {

@@ -232,7 +232,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver 
         }
         String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
-                Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner);
+                Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner + " " + unique);
     }
 
     /**

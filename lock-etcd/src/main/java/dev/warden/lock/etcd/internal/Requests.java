@@ -111,13 +111,13 @@ final class Requests {
                 .build();
     }
 
-    /** Writes {@code marker} on {@code lease}, and deletes {@code key} if its value is {@code owner}. */
-    static TxnRequest deleteIfOwnedAndMark(ByteString key, ByteString owner, ByteString marker, long lease) {
+    /** Writes {@code marker} on {@code lease}, and deletes {@code key} if its value is {@code value}. */
+    static TxnRequest deleteIfOwnedAndMark(ByteString key, ByteString value, ByteString marker, long lease) {
         RequestOp mark = RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
                 .setKey(marker).setValue(ByteString.EMPTY).setLease(lease)).build();
         return TxnRequest.newBuilder()
                 .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.VALUE)
-                        .setResult(Compare.CompareResult.EQUAL).setValue(owner))
+                        .setResult(Compare.CompareResult.EQUAL).setValue(value))
                 .addSuccess(RequestOp.newBuilder().setRequestDeleteRange(DeleteRangeRequest.newBuilder().setKey(key)))
                 .addSuccess(mark)
                 .addFailure(mark)
