@@ -70,6 +70,15 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock lock(String name);
 
+    /**
+     * A leader election by name: candidates {@linkplain Election#join join} it, at most one leads at a
+     * time, and each term's number is a fencing token. An election {@code x} is the lock
+     * {@code election:x}; the name follows the rules of lock names.
+     *
+     * @throws IllegalArgumentException when the name is invalid
+     */
+    Election election(String name);
+
     /** The backend serving this client, e.g. {@code redis}. */
     String backend();
 

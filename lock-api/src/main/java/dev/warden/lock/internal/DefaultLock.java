@@ -53,6 +53,14 @@ final class DefaultLock implements DistributedLock {
         return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null), parts.leaks().site());
     }
 
+    /**
+     * An asynchronous acquisition without limit whose owner ends in {@code ownerSuffix}: an election's
+     * campaign, whose candidate id observers read from the holder's owner.
+     */
+    CompletableFuture<Lease> acquireAsOwner(String ownerSuffix) {
+        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null, ownerSuffix), parts.leaks().site());
+    }
+
     @Override
     public DistributedLock withMaxHoldTime(Duration maxHoldTime) {
         if (maxHoldTime == null || maxHoldTime.isNegative() || maxHoldTime.isZero()) {

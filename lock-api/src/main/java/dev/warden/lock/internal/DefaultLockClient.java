@@ -1,6 +1,9 @@
 package dev.warden.lock.internal;
 
+import dev.warden.lock.Candidacy;
 import dev.warden.lock.DistributedLock;
+import dev.warden.lock.Election;
+import dev.warden.lock.LeadershipListener;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.LockObserver;
@@ -39,6 +42,8 @@ final class DefaultLockClient implements LockClient {
     private final Runnable stopThreads;
     private final String clientId = UUID.randomUUID().toString();
     private final AtomicLong acquisitions = new AtomicLong();
+    /** The candidacies of this client's elections, closed with it. */
+    private final java.util.Set<Campaign> campaigns = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private DefaultLockClient(ClientParts parts, Runnable stopThreads) {
         this.parts = parts;
@@ -92,15 +97,43 @@ final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public Election election(String name) {
+        DefaultElection.validate(name);
+        parts.registry().ensureOpen();
+        return new DefaultElection(this, parts, name);
+    }
+
+    /** Joins {@code election} (whose lock is {@code lock}); the candidacy is closed with the client. */
+    Candidacy campaign(DefaultLock lock, String election, String candidateId, LeadershipListener listener) {
+        parts.registry().ensureOpen();
+        Campaign[] self = new Campaign[1];
+        Campaign c = new Campaign(lock, parts, election, candidateId, listener, () -> campaigns.remove(self[0]));
+        self[0] = c;
+        campaigns.add(c);
+        if (parts.registry().isClosed()) {
+            campaigns.remove(c);
+            throw new LockException(LockException.Reason.CLOSED, "the lock client is closed");
+        }
+        c.stand();
+        return c;
+    }
+
+    @Override
     public String backend() {
         return parts.config().backend();
     }
 
     /** Starts an acquisition; {@code reentryThread} is the blocking caller, null for asynchronous ones. */
     Acquisition startAcquisition(String name, Wait wait, Optional<Duration> maxHoldTime, Thread reentryThread) {
+        return startAcquisition(name, wait, maxHoldTime, reentryThread, "");
+    }
+
+    /** Starts an acquisition whose owner ends in {@code ownerSuffix} (an election's candidate id). */
+    Acquisition startAcquisition(String name, Wait wait, Optional<Duration> maxHoldTime, Thread reentryThread,
+                                 String ownerSuffix) {
         parts.registry().ensureOpen();
-        Acquisition a = new Acquisition(parts, name, clientId + ":" + acquisitions.incrementAndGet(), wait, maxHoldTime,
-                reentryThread);
+        Acquisition a = new Acquisition(parts, name, clientId + ":" + acquisitions.incrementAndGet() + ownerSuffix, wait,
+                maxHoldTime, reentryThread);
         parts.registry().addPending(a);
         if (parts.registry().isClosed()) {
             parts.registry().removePending(a);
@@ -118,6 +151,10 @@ final class DefaultLockClient implements LockClient {
 
     @Override
     public void close() {
+        // Leaders step down as CLOSED (told so) before the client's own release would end their terms.
+        for (Campaign c : List.copyOf(campaigns)) {
+            c.close();
+        }
         if (!parts.registry().close()) {
             return;
         }

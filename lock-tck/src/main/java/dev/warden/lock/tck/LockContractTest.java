@@ -78,4 +78,12 @@ public abstract class LockContractTest extends LockKit {
             super(LockContractTest.this);
         }
     }
+
+    @Nested
+    @DisplayName("9. leader election")
+    class Elections extends ElectionClauses {
+        Elections() {
+            super(LockContractTest.this);
+        }
+    }
 }

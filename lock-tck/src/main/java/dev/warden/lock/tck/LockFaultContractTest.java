@@ -126,4 +126,12 @@ public abstract class LockFaultContractTest extends LockContractTest {
             super(LockFaultContractTest.this);
         }
     }
+
+    @Nested
+    @DisplayName("16. an election's leader losing its lease")
+    class ElectionFaults extends ElectionFaultClauses {
+        ElectionFaults() {
+            super(LockFaultContractTest.this);
+        }
+    }
 }

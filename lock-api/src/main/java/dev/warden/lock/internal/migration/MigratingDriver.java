@@ -5,6 +5,7 @@ import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -12,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -39,7 +41,7 @@ import java.util.function.Consumer;
  * <p>Concurrency: {@code closed} is volatile, the sync counters atomic; the rest is immutable after
  * construction, and the two drivers are thread-safe.
  */
-public final class MigratingDriver implements EpochRecordingDriver {
+public final class MigratingDriver implements EpochRecordingDriver, HolderReadingDriver {
 
     /** The lock a migrating client takes once every TTL to tie the two backends' floors. */
     static final String SYNC_NAME = "warden-token-floor-sync";
@@ -185,6 +187,26 @@ public final class MigratingDriver implements EpochRecordingDriver {
         CompletableFuture<Integer> moved = to instanceof EpochRecordingDriver r
                 ? r.recordEpoch(epoch).toCompletableFuture() : CompletableFuture.completedFuture(0);
         return left.thenCombine(moved, Math::max);
+    }
+
+    /**
+     * The holder on the backend left (every migrating acquisition takes it first, and instances of the
+     * step before use it alone), else on the backend moved to; its token the larger of the two, as a
+     * migrating grant's is.
+     */
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        if (!(from instanceof HolderReadingDriver left) || !(to instanceof HolderReadingDriver moved)) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CONFIGURATION,
+                    "the " + (from instanceof HolderReadingDriver ? toBackend : fromBackend) + " driver cannot read a lock's holder"));
+        }
+        return left.holder(name).toCompletableFuture().thenCombine(moved.holder(name), (a, b) -> {
+            if (a.isEmpty()) {
+                return b;
+            }
+            long token = b.map(h -> Math.max(h.token(), a.get().token())).orElse(a.get().token());
+            return Optional.of(new Holder(a.get().owner(), token));
+        });
     }
 
     /** A lost session on either backend loses the grants it carried; lock-api ends every lease of the client. */

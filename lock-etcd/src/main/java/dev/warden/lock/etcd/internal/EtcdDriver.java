@@ -2,8 +2,10 @@ package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
+import com.google.protobuf.ByteString;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -11,6 +13,7 @@ import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseRevokeRequest;
+import io.etcd.jetcd.api.RangeResponse;
 import io.etcd.jetcd.api.TxnResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -42,7 +46,7 @@ import java.util.stream.Collectors;
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver {
+public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -261,6 +265,26 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver 
             }
             return there;
         });
+    }
+
+    /**
+     * One transaction: the queue's oldest entry, whose value is the owner and its attempt's id, and the
+     * namespace's floor (the token is their sum, as the grant's).
+     */
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        ByteString prefix = Requests.bytes(Keys.queuePrefix(config.namespace(), name));
+        return calls.unary("a read of the holder of " + Keys.queuePrefix(config.namespace(), name), KVGrpc.getTxnMethod(),
+                Requests.head(prefix, Requests.prefixEnd(prefix), Requests.bytes(Keys.floor(config.namespace())))).thenApply(r -> {
+                    RangeResponse head = r.getResponses(0).getResponseRange();
+                    if (head.getKvsCount() == 0) {
+                        return Optional.empty();
+                    }
+                    String value = head.getKvs(0).getValue().toStringUtf8();
+                    int space = value.lastIndexOf(' ');
+                    return Optional.of(new Holder(space < 0 ? value : value.substring(0, space),
+                            Requests.floor(r.getResponses(1).getResponseRange()) + head.getKvs(0).getCreateRevision()));
+                });
     }
 
     /** The namespace's floor, raised by {@link TokenFloor}. */

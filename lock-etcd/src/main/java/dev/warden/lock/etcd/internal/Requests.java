@@ -70,6 +70,17 @@ final class Requests {
                 .build();
     }
 
+    /** Reads the oldest entry of a queue (its holder, or the waiter made next) and the token floor. */
+    static TxnRequest head(ByteString prefix, ByteString prefixEnd, ByteString floor) {
+        return TxnRequest.newBuilder()
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
+                        .setKey(prefix).setRangeEnd(prefixEnd)
+                        .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.ASCEND)
+                        .setLimit(1)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))
+                .build();
+    }
+
     /**
      * Sets the token floor {@code floor} to {@code value} while {@code key} has create revision
      * {@code createRevision} (a holder writes it) and the floor is as read (mod revision

@@ -4,11 +4,13 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -27,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver {
+public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -84,6 +86,14 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
             return CompletableFuture.failedFuture(closedException());
         }
         return CompletableFuture.completedFuture(store.release(g.key(), g.fencingToken()));
+    }
+
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return CompletableFuture.completedFuture(store.holder(key(namespace, name)));
     }
 
     @Override

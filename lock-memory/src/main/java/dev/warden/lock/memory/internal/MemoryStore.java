@@ -1,10 +1,13 @@
 package dev.warden.lock.memory.internal;
 
+import dev.warden.lock.spi.HolderReadingDriver;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -124,6 +127,15 @@ public final class MemoryStore {
         }
         tokens = Math.max(tokens, floor);
         return true;
+    }
+
+    /** The live holder of {@code key}, if any. */
+    synchronized Optional<HolderReadingDriver.Holder> holder(String key) {
+        Lock lock = locks.get(key);
+        if (lock == null || !lock.held(System.nanoTime())) {
+            return Optional.empty();
+        }
+        return Optional.of(new HolderReadingDriver.Holder(lock.owner, lock.token));
     }
 
     /** The epoch recorded for {@code namespace} before; records {@code epoch} when it is higher. */

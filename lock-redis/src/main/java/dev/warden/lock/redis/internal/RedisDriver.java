@@ -5,6 +5,7 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
+import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -38,7 +40,7 @@ import reactor.core.Disposable;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver {
+public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -185,6 +187,28 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
         checkOpen();
         return calls.retrying("the renew script for " + g.keys().lock(),
                 () -> scripts.renew(g.keys(), g.value(), ttlMillis).thenApply(RedisDriver::isOne), late -> { });
+    }
+
+    /** One script call reading the lock key: its value is {@code owner:token}. */
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        checkOpen();
+        Keys keys = Keys.of(namespace, name);
+        return calls.retrying("the holder script for " + keys.lock(), () -> scripts.holder(keys).thenApply(RedisDriver::holderOf),
+                late -> { });
+    }
+
+    private static Optional<Holder> holderOf(String value) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        int colon = value.lastIndexOf(':');
+        try {
+            return Optional.of(new Holder(value.substring(0, colon), Long.parseLong(value.substring(colon + 1))));
+        } catch (RuntimeException e) {
+            throw new LockException(LockException.Reason.PROTOCOL, "a lock key holds '" + value
+                    + "', not owner:token: is another program writing Warden's keys?");
+        }
     }
 
     @Override

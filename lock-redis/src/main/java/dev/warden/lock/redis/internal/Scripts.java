@@ -25,7 +25,8 @@ final class Scripts {
         RELEASE("release.lua", ScriptOutputType.INTEGER),
         HAND_OFF("handoff.lua", ScriptOutputType.MULTI),
         FLOOR("floor.lua", ScriptOutputType.INTEGER),
-        EPOCH("epoch.lua", ScriptOutputType.INTEGER);
+        EPOCH("epoch.lua", ScriptOutputType.INTEGER),
+        HOLDER("holder.lua", ScriptOutputType.VALUE);
 
         final String resource;
         final ScriptOutputType output;
@@ -100,6 +101,11 @@ final class Scripts {
     /** The fencing epoch recorded in {@code key} before; records {@code epoch} when it is higher. */
     CompletableFuture<Long> recordEpoch(String key, int epoch) {
         return run(Script.EPOCH, new String[] {key}, Integer.toString(epoch));
+    }
+
+    /** The lock's value ({@code owner:token}) while it is held; null when it is free. */
+    CompletableFuture<String> holder(Keys keys) {
+        return run(Script.HOLDER, new String[] {keys.lock()});
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {

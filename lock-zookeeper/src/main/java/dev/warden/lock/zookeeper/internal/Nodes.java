@@ -91,6 +91,22 @@ final class Nodes {
                 .thenApply(event -> statOf(what, event));
     }
 
+    /** A node's data and the zxid that created it. */
+    record Data(byte[] bytes, long czxid) {
+    }
+
+    /** The node's data and czxid, or null when it does not exist. */
+    CompletableFuture<Data> data(String path) {
+        String what = "the data of " + path;
+        return calls.call(what, cb -> curator.getData().inBackground(cb, executor).forPath(path)).thenApply(event -> {
+            if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE) {
+                return null;
+            }
+            CuratorEvent read = calls.check(what, event);
+            return new Data(read.getData() == null ? new byte[0] : read.getData(), read.getStat().getCzxid());
+        });
+    }
+
     /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
     CompletableFuture<Stat> watch(String path, Watcher watcher) {
         String what = "the watch on " + path;

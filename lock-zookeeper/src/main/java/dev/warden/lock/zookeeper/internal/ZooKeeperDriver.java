@@ -3,6 +3,7 @@ package dev.warden.lock.zookeeper.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -47,7 +49,7 @@ import java.util.function.Consumer;
  * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
  * collections, {@code closed} is atomic.
  */
-public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -234,6 +236,14 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
             }
         });
         return calls.bounded("the release of " + g.path(), released);
+    }
+
+    /** The queue's first contender ({@link QueueHead}): three reads, two round trips. */
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        checkOpen();
+        String lockPath = Paths.lockPath(namespace, name);
+        return calls.bounded("reading the holder of " + lockPath, QueueHead.read(nodes, lockPath));
     }
 
     /** The namespace's floor node ({@link RisingNumbers#raiseFloor}). */
