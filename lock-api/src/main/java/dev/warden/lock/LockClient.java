@@ -79,6 +79,9 @@ public interface LockClient extends AutoCloseable {
      */
     Election election(String name);
 
+    /** The operator's view of this client's namespace: who holds a lock, and an audited forced release. */
+    LockAdmin admin();
+
     /** The backend serving this client, e.g. {@code redis}. */
     String backend();
 

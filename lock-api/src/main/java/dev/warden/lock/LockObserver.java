@@ -33,6 +33,10 @@ public interface LockObserver {
     default void lost(LeaseLost event) {
     }
 
+    /** This client force-released a hold ({@link LockAdmin#forceRelease}): the audit's event. */
+    default void forceReleased(String name, long fencingToken, String operator, String why) {
+    }
+
     /** An observer that ignores everything. */
     LockObserver NONE = new LockObserver() {
     };

@@ -15,5 +15,11 @@ public enum LostReason {
      * {@code warden.lock.max-hold-time}): renewal stopped and the lock was released on the server
      * for the next holder, whether or not the holder still works.
      */
-    MAX_HOLD_TIME
+    MAX_HOLD_TIME,
+    /**
+     * An operator force-released the lock ({@link LockAdmin#forceRelease}); told at the lease's next
+     * renewal at the latest, and the next grant's token is higher, so a fenced resource refuses this
+     * holder from the next holder's first write on.
+     */
+    FORCED
 }

@@ -30,8 +30,10 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@value #RENEWAL_LAG} (timer)</td><td>from sending a renewal to its confirmation: the time a
  *       lease's validity is extended late by; near the TTL means the lease is about to be lost</td></tr>
  *   <tr><td>{@value #LOST} (counter, {@code reason})</td><td>leases lost: {@code expired}, {@code not_owner},
- *       {@code session_lost}, {@code client_closed}, ...</td></tr>
+ *       {@code session_lost}, {@code client_closed}, {@code forced}, ...</td></tr>
  *   <tr><td>{@value #RELEASES} (counter, {@code outcome})</td><td>releases: {@code released}, {@code lost}</td></tr>
+ *   <tr><td>{@value #FORCED_RELEASES} (counter)</td><td>holds an operator ended through this client
+ *       ({@code LockAdmin.forceRelease}); the evicted holder's client counts a loss with reason {@code forced}</td></tr>
  * </table>
  * Every meter carries the tags given here (the starter adds {@code backend}); the lock name only with
  * {@link LockNameTag#INCLUDE}.
@@ -49,6 +51,7 @@ public final class MicrometerLockObserver implements LockObserver {
     public static final String RENEWAL_LAG = "warden.lock.renewal.lag";
     public static final String LOST = "warden.lock.lost";
     public static final String RELEASES = "warden.lock.releases";
+    public static final String FORCED_RELEASES = "warden.lock.forced.releases";
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -127,6 +130,16 @@ public final class MicrometerLockObserver implements LockObserver {
                 .description("Leases lost before their release, by reason")
                 .tags(tagsFor(event.name()))
                 .tag("reason", tagValue(event.reason()))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void forceReleased(String name, long fencingToken, String operator, String why) {
+        // The operator and the reason are in the audit log, never in a tag: free text has no bounded cardinality.
+        Counter.builder(FORCED_RELEASES)
+                .description("Holds an operator force-released through this client")
+                .tags(tagsFor(name))
                 .register(registry)
                 .increment();
     }

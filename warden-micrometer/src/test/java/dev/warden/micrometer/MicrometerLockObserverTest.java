@@ -83,6 +83,18 @@ class MicrometerLockObserverTest {
         }
 
         @Test
+        @DisplayName("counts a forced release on the operator's client and a loss with reason forced on the holder's")
+        void forcedRelease() {
+            try (LockClient locks = client(LockNameTag.OMIT, "300ms")) {
+                Lease lease = locks.lock("job:hung").acquire();
+                assertThat(locks.admin().forceRelease("job:hung", lease.fencingToken(), "ops", "hung")).isTrue();
+                assertThat(registry.get(MicrometerLockObserver.FORCED_RELEASES).counter().count()).isEqualTo(1.0);
+                Await.until(DEADLINE, "the holder's loss is counted", () -> lost("forced") == 1.0);
+                assertThat(lease.isValid()).isFalse();
+            }
+        }
+
+        @Test
         @DisplayName("counts renewals and times how late each is confirmed")
         void renewals() {
             try (LockClient locks = client(LockNameTag.OMIT, "300ms")) {

@@ -1,8 +1,10 @@
 package dev.warden.spring;
 
 import dev.warden.lock.Lease;
+import dev.warden.lock.LeaseLost;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
+import dev.warden.lock.LostReason;
 import dev.warden.lock.etcd.EtcdLockProvider;
 import dev.warden.lock.redis.RedisLockProvider;
 import dev.warden.lock.zookeeper.ZooKeeperLockProvider;
@@ -14,9 +16,11 @@ import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.Ledger;
 import dev.warden.quota.ledger.LedgerConsumer;
+import dev.warden.spring.autoconfigure.WardenEndpointAutoConfiguration;
 import dev.warden.spring.autoconfigure.WardenHealthAutoConfiguration;
 import dev.warden.spring.autoconfigure.WardenLockAutoConfiguration;
 import dev.warden.spring.autoconfigure.WardenQuotaAutoConfiguration;
+import dev.warden.spring.internal.LocksEndpoint;
 import dev.warden.testkit.RedisServerExtension;
 import dev.warden.testkit.ZooKeeperServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -202,6 +206,44 @@ class WardenAutoConfigurationTest {
                     .withPropertyValues(redisLock())
                     .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockClient.class)
                             .doesNotHaveBean("wardenQuotaService").doesNotHaveBean("wardenQuotaHealthIndicator"));
+        }
+    }
+
+    @Nested
+    @DisplayName("the wardenlocks actuator endpoint")
+    class LocksEndpointBean {
+
+        final ApplicationContextRunner withEndpoint = runner.withConfiguration(
+                AutoConfigurations.of(WardenEndpointAutoConfiguration.class));
+
+        @Test
+        @DisplayName("exposed: shows a lock's holder (null when free) and force-releases it by token; the holder is told FORCED")
+        void exposed() {
+            withEndpoint.withPropertyValues(redisLock())
+                    .withPropertyValues("warden.lock.ttl=900ms", "management.endpoints.web.exposure.include=wardenlocks")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(LocksEndpoint.class);
+                        LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+                        LockClient locks = context.getBean(LockClient.class);
+                        Lease lease = locks.lock("job:hung").acquire();
+                        AtomicReference<LeaseLost> lost = new AtomicReference<>();
+                        lease.onLost(lost::set);
+                        assertThat(endpoint.holder("job:hung")).containsEntry("token", lease.fencingToken());
+                        assertThat(endpoint.forceRelease("job:hung", lease.fencingToken() + 1, "ops", "wrong token"))
+                                .containsEntry("released", false);
+                        assertThat(endpoint.forceRelease("job:hung", lease.fencingToken(), "ops", "hung"))
+                                .containsEntry("released", true);
+                        Await.until(Duration.ofSeconds(5), "the holder is told", () -> lost.get() != null);
+                        assertThat(lost.get().reason()).isEqualTo(LostReason.FORCED);
+                        assertThat(endpoint.holder("job:hung")).isNull();
+                    });
+        }
+
+        @Test
+        @DisplayName("not exposed: no endpoint bean")
+        void notExposed() {
+            withEndpoint.withPropertyValues(redisLock())
+                    .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LocksEndpoint.class));
         }
     }
 

@@ -4,6 +4,7 @@ import dev.warden.lock.Candidacy;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Election;
 import dev.warden.lock.LeadershipListener;
+import dev.warden.lock.LockAdmin;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.LockObserver;
@@ -116,6 +117,12 @@ final class DefaultLockClient implements LockClient {
         }
         c.stand();
         return c;
+    }
+
+    @Override
+    public LockAdmin admin() {
+        parts.registry().ensureOpen();
+        return new DefaultLockAdmin(parts);
     }
 
     @Override

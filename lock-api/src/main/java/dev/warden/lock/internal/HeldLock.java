@@ -7,6 +7,7 @@ import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.internal.config.Durations;
 import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderEvictingDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -251,10 +252,15 @@ final class HeldLock {
             markLost(due, null);
             return;
         }
-        call.whenComplete((stillOurs, error) -> renewed(sentAt, stillOurs, error));
+        // Not ours any more: an evicting driver says whether an operator forced the lock away.
+        call.thenCompose(ours -> Boolean.TRUE.equals(ours) || !(parts.driver() instanceof HolderEvictingDriver evicting)
+                        ? CompletableFuture.completedFuture(Boolean.TRUE.equals(ours) ? null : LostReason.NOT_OWNER)
+                        : evicting.evicted(grant).toCompletableFuture().handle((forced, e) ->
+                                Boolean.TRUE.equals(forced) ? LostReason.FORCED : LostReason.NOT_OWNER))
+                .whenComplete((gone, error) -> renewed(sentAt, error == null && gone == null, gone, error));
     }
 
-    private void renewed(long sentAt, Boolean stillOurs, Throwable error) {
+    private void renewed(long sentAt, boolean stillOurs, LostReason gone, Throwable error) {
         LostReason reason;
         synchronized (this) {
             renewalInFlight = null;
@@ -263,7 +269,7 @@ final class HeldLock {
             }
             long now = parts.time().nanoTime();
             LostReason due = dueLoss(now);
-            if (due == null && error == null && Boolean.TRUE.equals(stillOurs)) {
+            if (due == null && error == null && stillOurs) {
                 confirmedAtNanos = sentAt;
                 long candidate = sentAt + ttlNanos - driftNanos;
                 if (candidate - validUntilNanos > 0) {
@@ -284,7 +290,7 @@ final class HeldLock {
                         Math.max(TimeUnit.MILLISECONDS.toNanos(10), renewInterval() / 4));
                 return;
             }
-            reason = due != null ? due : LostReason.NOT_OWNER;
+            reason = due != null ? due : gone != null ? gone : LostReason.NOT_OWNER;
         }
         markLost(reason, error);
     }

@@ -49,6 +49,11 @@ final class SafeObserver implements LockObserver {
         guard(() -> delegate.lost(event));
     }
 
+    @Override
+    public void forceReleased(String name, long fencingToken, String operator, String why) {
+        guard(() -> delegate.forceReleased(name, fencingToken, operator, why));
+    }
+
     private void guard(Runnable call) {
         try {
             call.run();

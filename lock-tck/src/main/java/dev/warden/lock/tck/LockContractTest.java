@@ -80,6 +80,14 @@ public abstract class LockContractTest extends LockKit {
     }
 
     @Nested
+    @DisplayName("17. an operator's view: holders and forced releases")
+    class ForcedRelease extends ForcedReleaseClauses {
+        ForcedRelease() {
+            super(LockContractTest.this);
+        }
+    }
+
+    @Nested
     @DisplayName("9. leader election")
     class Elections extends ElectionClauses {
         Elections() {

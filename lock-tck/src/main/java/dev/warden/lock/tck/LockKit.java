@@ -53,6 +53,11 @@ public abstract class LockKit {
         return true;
     }
 
+    /** Whether an operator can force-release a hold here (not in the migrating step of a switch). */
+    protected boolean canForceRelease() {
+        return true;
+    }
+
     /** Runs before each test's clients are closed: a fault kit undoes its faults here. */
     protected void undoFaults() {
     }

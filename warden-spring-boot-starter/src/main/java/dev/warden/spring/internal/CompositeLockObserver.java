@@ -59,6 +59,11 @@ public final class CompositeLockObserver implements LockObserver {
         each(o -> o.lost(event));
     }
 
+    @Override
+    public void forceReleased(String name, long fencingToken, String operator, String why) {
+        each(o -> o.forceReleased(name, fencingToken, operator, why));
+    }
+
     private void each(Consumer<LockObserver> call) {
         for (LockObserver o : observers) {
             try {

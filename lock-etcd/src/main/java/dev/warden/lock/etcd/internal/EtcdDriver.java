@@ -2,10 +2,9 @@ package dev.warden.lock.etcd.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
-import com.google.protobuf.ByteString;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.HolderReadingDriver;
+import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -13,7 +12,6 @@ import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrpc;
 import io.etcd.jetcd.api.LeaseRevokeRequest;
-import io.etcd.jetcd.api.RangeResponse;
 import io.etcd.jetcd.api.TxnResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +44,7 @@ import java.util.stream.Collectors;
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
+public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -267,24 +265,23 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         });
     }
 
-    /**
-     * One transaction: the queue's oldest entry, whose value is the owner and its attempt's id, and the
-     * namespace's floor (the token is their sum, as the grant's).
-     */
+    /** One transaction: the queue's oldest entry and the namespace's floor ({@link Holders}). */
     @Override
     public CompletionStage<Optional<Holder>> holder(String name) {
-        ByteString prefix = Requests.bytes(Keys.queuePrefix(config.namespace(), name));
-        return calls.unary("a read of the holder of " + Keys.queuePrefix(config.namespace(), name), KVGrpc.getTxnMethod(),
-                Requests.head(prefix, Requests.prefixEnd(prefix), Requests.bytes(Keys.floor(config.namespace())))).thenApply(r -> {
-                    RangeResponse head = r.getResponses(0).getResponseRange();
-                    if (head.getKvsCount() == 0) {
-                        return Optional.empty();
-                    }
-                    String value = head.getKvs(0).getValue().toStringUtf8();
-                    int space = value.lastIndexOf(' ');
-                    return Optional.of(new Holder(space < 0 ? value : value.substring(0, space),
-                            Requests.floor(r.getResponses(1).getResponseRange()) + head.getKvs(0).getCreateRevision()));
-                });
+        return Holders.read(calls, config.namespace(), name);
+    }
+
+    /** A read as {@link #holder}, a lease for the mark, and one guarded transaction ({@link Holders}). */
+    @Override
+    public CompletionStage<Boolean> evict(String name, long token) {
+        return Holders.evict(calls, config.namespace(), name, token, config.ttl());
+    }
+
+    @Override
+    public CompletionStage<Boolean> evicted(Grant grant) {
+        EtcdGrant g = (EtcdGrant) grant;
+        String prefix = g.key().substring(0, g.key().lastIndexOf('/') + 1);
+        return Holders.evicted(calls, prefix, g.createRevision());
     }
 
     /** The namespace's floor, raised by {@link TokenFloor}. */

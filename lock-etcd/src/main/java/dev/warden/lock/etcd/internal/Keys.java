@@ -35,6 +35,16 @@ public final class Keys {
         return encode(namespace) + "/!floor";
     }
 
+    /**
+     * The mark of the last evicted hold of the lock whose queue prefix is {@code queuePrefix}
+     * ({@code <ns>/<name>/}): {@code <ns>/!evicted/<name>}, holding the entry's create revision. Encoded
+     * names hold no {@code '/'} and never start with {@code '!'}, so no lock's key is a mark's.
+     */
+    static String evictedMark(String queuePrefix) {
+        int slash = queuePrefix.indexOf('/');
+        return queuePrefix.substring(0, slash) + "/!evicted/" + queuePrefix.substring(slash + 1, queuePrefix.length() - 1);
+    }
+
     /** The key of the highest fencing epoch the namespace's clients used. */
     static String epoch(String namespace) {
         return encode(namespace) + "/!epoch";

@@ -4,7 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
-import dev.warden.lock.spi.HolderReadingDriver;
+import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
 
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
+public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -94,6 +94,20 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
             return CompletableFuture.failedFuture(closedException());
         }
         return CompletableFuture.completedFuture(store.holder(key(namespace, name)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(String name, long token) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return CompletableFuture.completedFuture(store.evict(key(namespace, name), token));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evicted(Grant grant) {
+        MemoryGrant g = (MemoryGrant) grant;
+        return CompletableFuture.completedFuture(store.evicted(g.key(), g.fencingToken()));
     }
 
     @Override

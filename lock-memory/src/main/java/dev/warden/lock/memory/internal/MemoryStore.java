@@ -34,6 +34,8 @@ public final class MemoryStore {
     private final String name;
     private final Map<String, Lock> locks = new HashMap<>();
     private long tokens;
+    /** Per lock key, the token of the last hold an operator ended. */
+    private final Map<String, Long> evicted = new HashMap<>();
     /** The highest fencing epoch each namespace's clients used. */
     private final Map<String, Integer> epochs = new HashMap<>();
 
@@ -136,6 +138,28 @@ public final class MemoryStore {
             return Optional.empty();
         }
         return Optional.of(new HolderReadingDriver.Holder(lock.owner, lock.token));
+    }
+
+    /** Ends the hold of {@code key} if its token is {@code token}, marks it evicted, and wakes the queue. */
+    boolean evict(String key, long token) {
+        List<Runnable> wake;
+        synchronized (this) {
+            Lock lock = locks.get(key);
+            if (lock == null || !lock.held(System.nanoTime()) || lock.token != token) {
+                return false;
+            }
+            lock.owner = null;
+            evicted.put(key, token);
+            wake = wakeAll(key, lock);
+        }
+        wake.forEach(Runnable::run);
+        return true;
+    }
+
+    /** Whether the last hold of {@code key} an operator ended had {@code token}. */
+    synchronized boolean evicted(String key, long token) {
+        Long last = evicted.get(key);
+        return last != null && last == token;
     }
 
     /** The epoch recorded for {@code namespace} before; records {@code epoch} when it is higher. */

@@ -5,7 +5,7 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
-import dev.warden.lock.spi.HolderReadingDriver;
+import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -40,7 +40,7 @@ import reactor.core.Disposable;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
+public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -49,6 +49,7 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
 
     private final String namespace;
+    private final Duration ttl;
     private final String endpoint;
     private final Connections connections;
     private final Scripts scripts;
@@ -59,6 +60,7 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
 
     private RedisDriver(LockConfig config, Topology topology, Connections connections, Scripts scripts) {
         this.namespace = config.namespace();
+        this.ttl = config.ttl();
         this.endpoint = topology.describe();
         this.connections = connections;
         this.scripts = scripts;
@@ -194,8 +196,25 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     public CompletionStage<Optional<Holder>> holder(String name) {
         checkOpen();
         Keys keys = Keys.of(namespace, name);
-        return calls.retrying("the holder script for " + keys.lock(), () -> scripts.holder(keys).thenApply(RedisDriver::holderOf),
+        return calls.retrying("the read script for " + keys.lock(), () -> scripts.read(keys.lock()).thenApply(RedisDriver::holderOf),
                 late -> { });
+    }
+
+    /** One script: compare-and-delete by token, the evicted mark for twice the TTL, the release published. */
+    @Override
+    public CompletionStage<Boolean> evict(String name, long token) {
+        checkOpen();
+        Keys keys = Keys.of(namespace, name);
+        return calls.retrying("the evict script for " + keys.lock(),
+                () -> scripts.evict(keys, token, 2 * ttl.toMillis()).thenApply(RedisDriver::isOne), late -> { });
+    }
+
+    @Override
+    public CompletionStage<Boolean> evicted(Grant grant) {
+        RedisGrant g = RedisGrant.of(grant);
+        checkOpen();
+        return calls.retrying("the read script for " + g.keys().evicted(), () -> scripts.read(g.keys().evicted())
+                .thenApply(mark -> Long.toString(g.fencingToken()).equals(mark)), late -> { });
     }
 
     private static Optional<Holder> holderOf(String value) {

@@ -26,7 +26,8 @@ final class Scripts {
         HAND_OFF("handoff.lua", ScriptOutputType.MULTI),
         FLOOR("floor.lua", ScriptOutputType.INTEGER),
         EPOCH("epoch.lua", ScriptOutputType.INTEGER),
-        HOLDER("holder.lua", ScriptOutputType.VALUE);
+        READ("read.lua", ScriptOutputType.VALUE),
+        EVICT("evict.lua", ScriptOutputType.INTEGER);
 
         final String resource;
         final ScriptOutputType output;
@@ -103,9 +104,15 @@ final class Scripts {
         return run(Script.EPOCH, new String[] {key}, Integer.toString(epoch));
     }
 
-    /** The lock's value ({@code owner:token}) while it is held; null when it is free. */
-    CompletableFuture<String> holder(Keys keys) {
-        return run(Script.HOLDER, new String[] {keys.lock()});
+    /** The value of {@code key}: a lock's {@code owner:token} while held, an evicted key's token; null when absent. */
+    CompletableFuture<String> read(String key) {
+        return run(Script.READ, new String[] {key});
+    }
+
+    /** 1 when the hold with {@code token} was ended (and published), 0 when the lock is free or another's. */
+    CompletableFuture<Long> evict(Keys keys, long token, long markMillis) {
+        return run(Script.EVICT, new String[] {keys.lock(), keys.evicted()}, Long.toString(token), Long.toString(markMillis),
+                keys.channel(), publish);
     }
 
     private <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {

@@ -184,6 +184,26 @@ final class Nodes {
     }
 
     /**
+     * One transaction: writes {@code czxid} to the mark (created when {@code markExists} is false) and
+     * deletes {@code node}. False when the node is gone or the mark appeared or went meanwhile (nothing applied).
+     */
+    CompletableFuture<Boolean> markAndDelete(String mark, boolean markExists, long czxid, String node) {
+        String what = "the eviction of " + node;
+        byte[] data = Long.toString(czxid).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<CuratorOp> ops = new ArrayList<>();
+        try {
+            ops.add(markExists ? curator.transactionOp().setData().forPath(mark, data)
+                    : curator.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(mark, data));
+            ops.add(curator.transactionOp().delete().forPath(node));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(what, cb -> curator.transaction().inBackground(cb, executor).forOperations(ops))
+                .thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NONODE,
+                        KeeperException.Code.NODEEXISTS).getResultCode()) == KeeperException.Code.OK);
+    }
+
+    /**
      * Sets the number node {@code path} to {@code value} with no holder to guard it: created (with its
      * parents) when {@code read} found none, else written guarded by its version.
      *

@@ -3,7 +3,7 @@ package dev.warden.lock.zookeeper.internal;
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.HolderReadingDriver;
+import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -49,7 +49,7 @@ import java.util.function.Consumer;
  * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
  * collections, {@code closed} is atomic.
  */
-public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderReadingDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -244,6 +244,22 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         checkOpen();
         String lockPath = Paths.lockPath(namespace, name);
         return calls.bounded("reading the holder of " + lockPath, QueueHead.read(nodes, lockPath));
+    }
+
+    /** The queue's first contender, its mark and its node in one transaction ({@link QueueHead}). */
+    @Override
+    public CompletionStage<Boolean> evict(String name, long token) {
+        checkOpen();
+        String lockPath = Paths.lockPath(namespace, name);
+        return calls.bounded("evicting the holder of " + lockPath, QueueHead.evict(nodes, lockPath, token));
+    }
+
+    @Override
+    public CompletionStage<Boolean> evicted(Grant grant) {
+        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        checkOpen();
+        String lockPath = g.path().substring(0, g.path().lastIndexOf('/'));
+        return calls.bounded("reading the evicted mark of " + lockPath, QueueHead.evicted(nodes, lockPath, g.czxid()));
     }
 
     /** The namespace's floor node ({@link RisingNumbers#raiseFloor}). */
