@@ -1,5 +1,6 @@
 package dev.warden.lock;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -21,6 +22,16 @@ public interface LockAdmin {
      *         {@code CONFIGURATION} when the backend's driver cannot read holders
      */
     Optional<Holding> holder(String name);
+
+    /**
+     * Every held lock of the client's namespace, sorted by name, read with bounded reads (see each
+     * backend's cost in docs/locks.md); a lock taken or released while the listing runs may or may not be
+     * in it. Allowed ten request timeouts.
+     *
+     * @throws LockException {@code UNAVAILABLE} when the server cannot be read in time;
+     *         {@code CONFIGURATION} when the backend's driver cannot list holders
+     */
+    List<Holding> holders();
 
     /**
      * Ends the hold of {@code name} whose token is {@code token} (as {@link #holder} showed it), so an

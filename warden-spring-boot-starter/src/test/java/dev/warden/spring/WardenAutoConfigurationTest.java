@@ -229,6 +229,8 @@ class WardenAutoConfigurationTest {
                         AtomicReference<LeaseLost> lost = new AtomicReference<>();
                         lease.onLost(lost::set);
                         assertThat(endpoint.holder("job:hung")).containsEntry("token", lease.fencingToken());
+                        assertThat(endpoint.holders()).singleElement().satisfies(h -> assertThat(h)
+                                .containsEntry("name", "job:hung").containsEntry("token", lease.fencingToken()));
                         assertThat(endpoint.forceRelease("job:hung", lease.fencingToken() + 1, "ops", "wrong token"))
                                 .containsEntry("released", false);
                         assertThat(endpoint.forceRelease("job:hung", lease.fencingToken(), "ops", "hung"))

@@ -6,10 +6,14 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import dev.warden.lock.internal.config.LockNames;
 import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.HolderReadingDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -42,6 +46,21 @@ final class DefaultLockAdmin implements LockAdmin {
     }
 
     @Override
+    public List<Holding> holders() {
+        parts.registry().ensureOpen();
+        if (!(parts.driver() instanceof HolderListingDriver lister)) {
+            throw new LockException(LockException.Reason.CONFIGURATION, "the " + parts.config().backend()
+                    + " driver cannot list a namespace's holders");
+        }
+        Duration limit = parts.config().requestTimeout().multipliedBy(10);
+        List<HolderListingDriver.NamedHolder> listed = await("listing the holders of namespace '" + parts.config().namespace()
+                + "'", limit, () -> lister.holders(limit));
+        return listed.stream().map(n -> new Holding(n.name(), n.holder().owner(),
+                        FencingEpoch.compose(parts.settings().fencingEpoch(), n.holder().token())))
+                .sorted(Comparator.comparing(Holding::name)).toList();
+    }
+
+    @Override
     public boolean forceRelease(String name, long token, String operator, String why) {
         LockNames.validate(name);
         requireText(operator, "operator");
@@ -70,8 +89,12 @@ final class DefaultLockAdmin implements LockAdmin {
     }
 
     private <T> T await(String what, Supplier<CompletionStage<T>> call) {
+        return await(what, parts.config().requestTimeout().multipliedBy(2), call);
+    }
+
+    private <T> T await(String what, Duration limit, Supplier<CompletionStage<T>> call) {
         try {
-            return Await.uninterruptibly(call.get().toCompletableFuture(), parts.config().requestTimeout().multipliedBy(2));
+            return Await.uninterruptibly(call.get().toCompletableFuture(), limit.plus(parts.config().requestTimeout()));
         } catch (ExecutionException e) {
             Throwable cause = Outage.unwrap(e.getCause());
             if (cause instanceof LockException le) {
@@ -79,7 +102,7 @@ final class DefaultLockAdmin implements LockAdmin {
             }
             throw new LockException(LockException.Reason.UNAVAILABLE, what + " failed", cause);
         } catch (TimeoutException e) {
-            throw new LockException(LockException.Reason.UNAVAILABLE, what + " took longer than twice the request timeout", e);
+            throw new LockException(LockException.Reason.UNAVAILABLE, what + " took longer than " + limit.toMillis() + " ms", e);
         }
     }
 

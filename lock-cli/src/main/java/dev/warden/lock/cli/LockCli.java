@@ -26,6 +26,7 @@ import java.util.concurrent.Callable;
  * The operator's command line for locks, over {@link LockAdmin}:
  *
  * <pre>
+ * java -cp ... dev.warden.lock.cli.LockCli list --settings warden.properties
  * java -cp ... dev.warden.lock.cli.LockCli show merchant:42 --settings warden.properties
  * java -cp ... dev.warden.lock.cli.LockCli release merchant:42 --token 1796265528575635 --operator alice --why "INC-1234"
  * </pre>
@@ -37,8 +38,8 @@ import java.util.concurrent.Callable;
  * free; no hold with that token), 2 usage or configuration, 3 failure (the backend did not answer).
  */
 @Command(name = "locks", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
-        description = "Warden locks: show a lock's holder, force-release a hold.",
-        subcommands = {LockCli.Show.class, LockCli.Release.class})
+        description = "Warden locks: list the holders of a namespace, show a lock's holder, force-release a hold.",
+        subcommands = {LockCli.ListHolders.class, LockCli.Show.class, LockCli.Release.class})
 public final class LockCli implements Callable<Integer> {
 
     private LockCli() {
@@ -113,6 +114,26 @@ public final class LockCli implements Callable<Integer> {
                 s.put("warden.lock.namespace", namespace);
             }
             return s;
+        }
+    }
+
+    @Command(name = "list", description = "Lists every held lock of the namespace: name, holder id, token (tab-separated).")
+    static final class ListHolders implements Callable<Integer> {
+        @Mixin
+        Backend backend;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (LockClient locks = LockClient.create(backend.settings())) {
+                java.util.List<LockAdmin.Holding> holdings = locks.admin().holders();
+                PrintWriter out = spec.commandLine().getOut();
+                holdings.forEach(h -> out.println(h.name() + "\t" + h.holderId() + "\t" + h.token()));
+                spec.commandLine().getErr().println(holdings.size() + " held");
+                return 0;
+            }
         }
     }
 

@@ -55,13 +55,20 @@ class LockCliTest {
     }
 
     @Test
-    @DisplayName("show prints the holder and its token; release by that token ends the hold, the holder is told FORCED; then show says free")
+    @DisplayName("list prints every held lock; show prints the holder and its token; release by that token ends the hold, the holder is told FORCED; then show says free")
     void showAndRelease() throws Exception {
         holderClient = LockClient.create(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.server().uri(),
                 "warden.lock.namespace", namespace, "warden.lock.ttl", "900ms"));
         Lease lease = holderClient.lock("merchant:42").acquire();
         AtomicReference<LeaseLost> lost = new AtomicReference<>();
         lease.onLost(lost::set);
+
+        holderClient.lock("merchant:7").acquire();
+        Ran listed = run(with("list"));
+        assertThat(listed.exit()).isZero();
+        assertThat(listed.out().lines().toList()).hasSize(2).satisfiesExactly(
+                l -> assertThat(l).startsWith("merchant:42\t").endsWith("\t" + lease.fencingToken()),
+                l -> assertThat(l).startsWith("merchant:7\t"));
 
         Ran shown = run(with("show", "merchant:42"));
         assertThat(shown.exit()).isZero();

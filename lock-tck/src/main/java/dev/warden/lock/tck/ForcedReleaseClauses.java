@@ -76,6 +76,37 @@ abstract class ForcedReleaseClauses {
     }
 
     @Test
+    @DisplayName("lists every held lock of the namespace with its holder and token: not a free lock, not a waiter, not another namespace's")
+    void listsHolders() throws Exception {
+        String a = kit.newName();
+        String b = kit.newName();
+        String free = kit.newName();
+        Lease heldA = kit.client().lock(a).acquire();
+        Lease heldB = kit.client().lock(b).acquire();
+        kit.client().lock(free).acquire().release();
+        java.util.concurrent.CompletableFuture<Lease> waiter = kit.client().lock(b).acquireAsync();
+        Lease elsewhere = kit.client("namespace", kit.namespace() + "-other").lock(a).acquire();
+        LockAdmin admin = kit.client().admin();
+
+        List<LockAdmin.Holding> listed = admin.holders();
+        assertThat(listed).extracting(LockAdmin.Holding::name).as("the held locks, by name").containsExactlyElementsOf(
+                java.util.stream.Stream.of(a, b).sorted().toList());
+        assertThat(listed).allSatisfy(h -> assertThat(h.holderId()).isNotBlank());
+        if (kit.observedTermExact()) {
+            assertThat(listed).extracting(LockAdmin.Holding::token).as("their tokens").containsExactlyElementsOf(
+                    a.compareTo(b) < 0 ? List.of(heldA.fencingToken(), heldB.fencingToken())
+                            : List.of(heldB.fencingToken(), heldA.fencingToken()));
+        }
+        assertThat(listed).extracting(LockAdmin.Holding::holderId).as("the same holders as one by one")
+                .containsExactlyElementsOf(listed.stream().map(h -> admin.holder(h.name()).orElseThrow().holderId()).toList());
+        waiter.cancel(true);
+        heldA.release();
+        heldB.release();
+        elsewhere.release();
+        Await.until(kit.slack(), "nothing listed once every lock is free", () -> admin.holders().isEmpty());
+    }
+
+    @Test
     @DisplayName("a forced release without an operator or a reason is refused with IllegalArgumentException, and ends nothing")
     void forcedReleaseNeedsAnAudit() {
         String name = kit.newName();

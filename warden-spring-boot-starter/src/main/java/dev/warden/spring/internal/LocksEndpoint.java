@@ -8,11 +8,13 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The actuator endpoint {@code wardenlocks} over the application's lock client's {@link LockAdmin}:
- * {@code GET /actuator/wardenlocks/{name}} shows a lock's holder (404 when free), and
+ * {@code GET /actuator/wardenlocks} lists the namespace's holders, {@code GET /actuator/wardenlocks/{name}}
+ * shows a lock's holder (404 when free), and
  * {@code DELETE /actuator/wardenlocks/{name}?token=&operator=&why=} force-releases that hold, audited as
  * {@link LockAdmin#forceRelease} is. Like every actuator endpoint it is exposed only when configured
  * ({@code management.endpoints.web.exposure.include}); a forced release ends another process's hold, so
@@ -27,16 +29,24 @@ public final class LocksEndpoint {
         this.locks = locks;
     }
 
+    /** Every held lock of the client's namespace, by name: name, holder id, token. */
+    @ReadOperation
+    public List<Map<String, Object>> holders() {
+        return locks.admin().holders().stream().map(LocksEndpoint::body).toList();
+    }
+
     /** The holder of {@code name}: its holder id and token; null (404) when the lock is free. */
     @ReadOperation
     public Map<String, Object> holder(@Selector String name) {
-        return locks.admin().holder(name).map(h -> {
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("name", h.name());
-            body.put("holderId", h.holderId());
-            body.put("token", h.token());
-            return body;
-        }).orElse(null);
+        return locks.admin().holder(name).map(LocksEndpoint::body).orElse(null);
+    }
+
+    private static Map<String, Object> body(LockAdmin.Holding h) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", h.name());
+        body.put("holderId", h.holderId());
+        body.put("token", h.token());
+        return body;
     }
 
     /** Ends the hold of {@code name} whose token is {@code token}; {@code released} says whether it did. */

@@ -5,6 +5,7 @@ import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.HolderReadingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockDriver;
@@ -41,7 +42,7 @@ import java.util.function.Consumer;
  * <p>Concurrency: {@code closed} is volatile, the sync counters atomic; the rest is immutable after
  * construction, and the two drivers are thread-safe.
  */
-public final class MigratingDriver implements EpochRecordingDriver, HolderReadingDriver {
+public final class MigratingDriver implements EpochRecordingDriver, HolderListingDriver {
 
     /** The lock a migrating client takes once every TTL to tie the two backends' floors. */
     static final String SYNC_NAME = "warden-token-floor-sync";
@@ -207,6 +208,19 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderReadin
             long token = b.map(h -> Math.max(h.token(), a.get().token())).orElse(a.get().token());
             return Optional.of(new Holder(a.get().owner(), token));
         });
+    }
+
+    /**
+     * The holders on the backend left, where every migrating acquisition and every instance of the step
+     * before takes its locks; each token as read there (a migrating grant's own is the larger of its two).
+     */
+    @Override
+    public CompletionStage<java.util.List<NamedHolder>> holders(Duration limit) {
+        if (!(from instanceof HolderListingDriver left)) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CONFIGURATION,
+                    "the " + fromBackend + " driver cannot list a namespace's holders"));
+        }
+        return left.holders(limit);
     }
 
     /** A lost session on either backend loses the grants it carried; lock-api ends every lease of the client. */

@@ -5,6 +5,7 @@ import dev.warden.lock.Redaction;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -44,7 +45,7 @@ import java.util.stream.Collectors;
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
+public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -269,6 +270,12 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     @Override
     public CompletionStage<Optional<Holder>> holder(String name) {
         return Holders.read(calls, config.namespace(), name);
+    }
+
+    /** The floor and ranges over the namespace ({@link Holders#list}). */
+    @Override
+    public CompletionStage<List<NamedHolder>> holders(Duration limit) {
+        return Holders.list(calls, config.namespace()).orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** A read as {@link #holder}, a lease for the mark, and one guarded transaction ({@link Holders}). */

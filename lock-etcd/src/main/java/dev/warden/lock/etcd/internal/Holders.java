@@ -1,6 +1,7 @@
 package dev.warden.lock.etcd.internal;
 
 import com.google.protobuf.ByteString;
+import dev.warden.lock.spi.HolderListingDriver.NamedHolder;
 import dev.warden.lock.spi.HolderReadingDriver.Holder;
 import io.etcd.jetcd.api.Compare;
 import io.etcd.jetcd.api.DeleteRangeRequest;
@@ -14,6 +15,8 @@ import io.etcd.jetcd.api.RequestOp;
 import io.etcd.jetcd.api.TxnRequest;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -69,6 +72,53 @@ final class Holders {
                                 .thenApply(r -> r.getSucceeded());
                     });
         });
+    }
+
+    /** Queue entries a listing reads per range call. */
+    static final int PAGE = 1000;
+
+    /**
+     * Every lock of the namespace with a queue: the floor, then ranges of {@value #PAGE} keys over the
+     * namespace's prefix (the namespace's own keys, {@code !...}, skipped), the oldest entry of each lock
+     * kept. Cost per holder: its entries' share of a range (about {@value #PAGE} entries per round trip).
+     */
+    static CompletableFuture<List<NamedHolder>> list(Calls calls, String namespace) {
+        String ns = Keys.encode(namespace) + "/";
+        ByteString end = Requests.prefixEnd(Requests.bytes(ns));
+        return calls.unary("a read of the token floor", KVGrpc.getRangeMethod(), Requests.get(Requests.bytes(Keys.floor(namespace))))
+                .thenCompose(floor -> page(calls, ns, Requests.bytes(ns), end, new java.util.TreeMap<>())
+                        .thenApply(oldest -> {
+                            long base = Requests.floor(floor);
+                            List<NamedHolder> holders = new ArrayList<>(oldest.size());
+                            oldest.forEach((encodedName, kv) -> {
+                                String value = kv.getValue().toStringUtf8();
+                                int space = value.lastIndexOf(' ');
+                                holders.add(new NamedHolder(Keys.decode(encodedName), new Holder(
+                                        space < 0 ? value : value.substring(0, space), base + kv.getCreateRevision())));
+                            });
+                            return holders;
+                        }));
+    }
+
+    private static CompletableFuture<java.util.Map<String, KeyValue>> page(Calls calls, String ns, ByteString from, ByteString end,
+                                                                          java.util.Map<String, KeyValue> oldest) {
+        return calls.unary("a range of namespace " + ns, KVGrpc.getRangeMethod(), io.etcd.jetcd.api.RangeRequest.newBuilder()
+                .setKey(from).setRangeEnd(end).setLimit(PAGE).build()).thenCompose(r -> {
+                    for (KeyValue kv : r.getKvsList()) {
+                        String rest = kv.getKey().toStringUtf8().substring(ns.length());
+                        int slash = rest.indexOf('/');
+                        if (rest.startsWith("!") || slash <= 0) {
+                            continue;
+                        }
+                        oldest.merge(rest.substring(0, slash), kv,
+                                (a, b) -> a.getCreateRevision() <= b.getCreateRevision() ? a : b);
+                    }
+                    if (!r.getMore() || r.getKvsCount() == 0) {
+                        return CompletableFuture.completedFuture(oldest);
+                    }
+                    ByteString last = r.getKvs(r.getKvsCount() - 1).getKey();
+                    return page(calls, ns, last.concat(ByteString.copyFrom(new byte[] {0})), end, oldest);
+                });
     }
 
     /** Whether the last eviction in the queue {@code queuePrefix} ended the entry created at {@code createRevision}. */

@@ -55,6 +55,21 @@ public final class Keys {
         return encode(namespace) + "/!/" + unique;
     }
 
+    /** The inverse of {@link #encode}. */
+    static String decode(String encoded) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%' && i + 2 < encoded.length()) {
+                out.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                out.write(c);
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
     static String encode(String s) {
         byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
         StringBuilder out = new StringBuilder(bytes.length);

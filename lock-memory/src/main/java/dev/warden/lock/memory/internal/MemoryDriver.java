@@ -5,6 +5,7 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
 
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
+public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -94,6 +95,14 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
             return CompletableFuture.failedFuture(closedException());
         }
         return CompletableFuture.completedFuture(store.holder(key(namespace, name)));
+    }
+
+    @Override
+    public CompletionStage<List<NamedHolder>> holders(Duration limit) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        return CompletableFuture.completedFuture(store.holders(key(namespace, "")));
     }
 
     @Override

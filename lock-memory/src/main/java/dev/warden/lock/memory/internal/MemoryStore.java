@@ -1,5 +1,6 @@
 package dev.warden.lock.memory.internal;
 
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.HolderReadingDriver;
 
 import java.util.ArrayDeque;
@@ -138,6 +139,19 @@ public final class MemoryStore {
             return Optional.empty();
         }
         return Optional.of(new HolderReadingDriver.Holder(lock.owner, lock.token));
+    }
+
+    /** The live holders of every key that starts with {@code prefix}, by the rest of the key. */
+    synchronized List<HolderListingDriver.NamedHolder> holders(String prefix) {
+        long now = System.nanoTime();
+        List<HolderListingDriver.NamedHolder> held = new ArrayList<>();
+        locks.forEach((key, lock) -> {
+            if (key.startsWith(prefix) && lock.held(now)) {
+                held.add(new HolderListingDriver.NamedHolder(key.substring(prefix.length()),
+                        new HolderReadingDriver.Holder(lock.owner, lock.token)));
+            }
+        });
+        return held;
     }
 
     /** Ends the hold of {@code key} if its token is {@code token}, marks it evicted, and wakes the queue. */

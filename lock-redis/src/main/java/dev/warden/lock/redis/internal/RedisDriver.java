@@ -6,6 +6,7 @@ import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -40,7 +41,8 @@ import reactor.core.Disposable;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
+public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
+        HolderListingDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -215,6 +217,15 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
         checkOpen();
         return calls.retrying("the read script for " + g.keys().evicted(), () -> scripts.read(g.keys().evicted())
                 .thenApply(mark -> Long.toString(g.fencingToken()).equals(mark)), late -> { });
+    }
+
+    /** A bounded SCAN of the namespace's lock keys, then one read per key ({@link HolderScan}). */
+    @Override
+    public CompletionStage<List<NamedHolder>> holders(Duration limit) {
+        checkOpen();
+        CompletableFuture<List<NamedHolder>> listed = HolderScan.holders(connections.commands(), scripts, namespace,
+                RedisDriver::holderOf);
+        return listed.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private static Optional<Holder> holderOf(String value) {

@@ -67,6 +67,27 @@ public final class Paths {
         return out.toString();
     }
 
+    /** The inverse of {@link #encode}: each run of {@code %XX} is the UTF-8 of what was encoded. */
+    static String decode(String element) {
+        StringBuilder out = new StringBuilder(element.length());
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < element.length(); i++) {
+            char c = element.charAt(i);
+            if (c == '%' && i + 2 < element.length()) {
+                bytes.write(Integer.parseInt(element.substring(i + 1, i + 3), 16));
+                i += 2;
+                continue;
+            }
+            if (bytes.size() > 0) {
+                out.append(bytes.toString(StandardCharsets.UTF_8));
+                bytes.reset();
+            }
+            out.append(c);
+        }
+        out.append(bytes.toString(StandardCharsets.UTF_8));
+        return out.toString();
+    }
+
     private static boolean safe(int cp) {
         if (cp == '/' || cp == '%') {
             return false;

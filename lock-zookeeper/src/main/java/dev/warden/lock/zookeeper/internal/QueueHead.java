@@ -1,9 +1,11 @@
 package dev.warden.lock.zookeeper.internal;
 
 import dev.warden.lock.LockException;
+import dev.warden.lock.spi.HolderListingDriver.NamedHolder;
 import dev.warden.lock.spi.HolderReadingDriver.Holder;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -35,6 +37,29 @@ final class QueueHead {
     static CompletableFuture<Optional<Holder>> read(Nodes nodes, String lockPath) {
         return head(nodes, lockPath, TRIES).thenApply(h -> h.path() == null ? Optional.<Holder>empty()
                 : Optional.of(new Holder(new String(h.data().bytes(), StandardCharsets.UTF_8), h.token())));
+    }
+
+    /**
+     * Every lock of the namespace with a queue: the namespace's children (its own nodes, {@code %...},
+     * skipped), then each lock's head read as {@link #read} does, all pipelined. Cost per holder: three
+     * requests (its children, the floor, its first node); one more for the namespace.
+     */
+    static CompletableFuture<List<NamedHolder>> list(Nodes nodes, String namespacePath) {
+        return nodes.children(namespacePath).thenCompose(children -> {
+            List<CompletableFuture<Optional<NamedHolder>>> reads = new ArrayList<>();
+            for (String child : children) {
+                if (child.startsWith("%")) {
+                    continue;
+                }
+                String name = Paths.decode(child);
+                reads.add(read(nodes, namespacePath + "/" + child).thenApply(h -> h.map(holder -> new NamedHolder(name, holder))));
+            }
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<NamedHolder> holders = new ArrayList<>(reads.size());
+                reads.forEach(r -> r.join().ifPresent(holders::add));
+                return holders;
+            });
+        });
     }
 
     /** Ends the first contender's hold if its token is {@code token}. */

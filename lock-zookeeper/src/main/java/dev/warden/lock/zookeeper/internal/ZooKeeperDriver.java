@@ -4,6 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.TokenFloorDriver;
@@ -49,7 +50,8 @@ import java.util.function.Consumer;
  * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
  * collections, {@code closed} is atomic.
  */
-public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
+        HolderListingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -244,6 +246,13 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         checkOpen();
         String lockPath = Paths.lockPath(namespace, name);
         return calls.bounded("reading the holder of " + lockPath, QueueHead.read(nodes, lockPath));
+    }
+
+    /** The namespace's children, then each lock's head ({@link QueueHead#list}). */
+    @Override
+    public CompletionStage<List<NamedHolder>> holders(Duration limit) {
+        checkOpen();
+        return QueueHead.list(nodes, "/" + namespace).orTimeout(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /** The queue's first contender, its mark and its node in one transaction ({@link QueueHead}). */
