@@ -99,6 +99,23 @@ class EtcdFaultTest {
         return c;
     }
 
+    /**
+     * A client behind one proxy per member (added to {@code proxies}), so it alone can lose its member
+     * while the cluster stays whole; warmed up by one grant, so its channel is connected to exactly one.
+     */
+    private LockClient clientBehindProxies(List<TcpProxy> proxies) {
+        cluster.members().forEach(m -> proxies.add(TcpProxy.start(m.host(), m.port())));
+        closeAfter.addAll(proxies);
+        Map<String, Object> s = settings();
+        s.put("warden.lock.endpoints", proxies.stream().map(p -> "etcd://" + p.host() + ":" + p.port()).collect(Collectors.joining(",")));
+        LockClient client = LockClient.create(s, LockObserver.NONE);
+        closeAfter.add(client);
+        client.lock("warm").tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
+        assertThat(proxies.stream().filter(p -> p.connections() > 0).count()).as("the members the client's channel is connected to")
+                .isEqualTo(1);
+        return client;
+    }
+
     private Client jetcd() {
         Client c = Client.builder().endpoints(cluster.clientUrls().toArray(String[]::new)).build();
         closeAfter.add(c);
@@ -170,17 +187,10 @@ class EtcdFaultTest {
     @Test
     @DisplayName("a client whose member goes silent (connection open, nothing answered) moves to another member and keeps granting")
     void silentMemberIsLeft() throws Exception {
-        // One proxy per member, so this client alone loses its member while the cluster stays whole.
-        List<TcpProxy> proxies = cluster.members().stream().map(m -> TcpProxy.start(m.host(), m.port())).toList();
-        closeAfter.addAll(proxies);
-        Map<String, Object> s = settings();
-        s.put("warden.lock.endpoints", proxies.stream().map(p -> "etcd://" + p.host() + ":" + p.port()).collect(Collectors.joining(",")));
-        LockClient client = LockClient.create(s, LockObserver.NONE);
-        closeAfter.add(client);
+        List<TcpProxy> proxies = new ArrayList<>();
+        LockClient client = clientBehindProxies(proxies);
         DistributedLock lock = client.lock("silent");
-        lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
         List<TcpProxy> used = proxies.stream().filter(p -> p.connections() > 0).toList();
-        assertThat(used).as("the one member the client's channel is connected to").hasSize(1);
 
         // Connections stay open and new ones are accepted, but nothing is answered: a frozen member.
         used.get(0).blackhole();
@@ -207,15 +217,9 @@ class EtcdFaultTest {
     @Test
     @DisplayName("an acquisition whose first create timed out on a silent member keeps the grant of its retry: the clean-up of the first attempt never deletes the entry of the second")
     void cleanUpOfATimedOutCreateSparesTheRetry() throws Exception {
-        List<TcpProxy> proxies = cluster.members().stream().map(m -> TcpProxy.start(m.host(), m.port())).toList();
-        closeAfter.addAll(proxies);
-        Map<String, Object> s = settings();
-        s.put("warden.lock.endpoints", proxies.stream().map(p -> "etcd://" + p.host() + ":" + p.port()).collect(Collectors.joining(",")));
-        LockClient client = LockClient.create(s, LockObserver.NONE);
-        closeAfter.add(client);
-        client.lock("warm").tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
+        List<TcpProxy> proxies = new ArrayList<>();
+        LockClient client = clientBehindProxies(proxies);
         List<TcpProxy> used = proxies.stream().filter(p -> p.connections() > 0).toList();
-        assertThat(used).as("the one member the client's channel is connected to").hasSize(1);
 
         // The first create (and the clean-up of it) time out on the silent member; the clean-up is
         // retried in the background while the acquisition, retried with the same owner, moves on.

@@ -82,6 +82,12 @@ class RedisTlsLockContractTest extends LockFaultContractTest {
         }
     }
 
+    /** The minimal lock-only ACL has no +scan: listing is an operator's right (docs/security.md). */
+    @Override
+    protected boolean canListHolders() {
+        return false;
+    }
+
     @Override
     protected Map<String, Object> settings() {
         Map<String, Object> s = tlsSettings(TLS, TLS_PORT);

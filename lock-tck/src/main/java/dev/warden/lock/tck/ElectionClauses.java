@@ -81,6 +81,18 @@ abstract class ElectionClauses {
         return leader;
     }
 
+    /** Two candidates of two clients in a new election, once one leads: the leader, the other, the term. */
+    private record Pair(String election, Standing leader, Standing other, long term) {
+    }
+
+    private Pair twoCandidates() {
+        String election = kit.newName();
+        List<Standing> all = stand(election, "alpha", "beta");
+        Standing leader = leaderAmong(all);
+        return new Pair(election, leader, all.get(0) == leader ? all.get(1) : all.get(0),
+                leader.candidacy().leadership().orElseThrow().fencingToken());
+    }
+
     @Test
     @DisplayName("one leader among candidates of three clients; an observer sees its id and term; no one else leads")
     void oneLeaderObserved() {
@@ -127,11 +139,10 @@ abstract class ElectionClauses {
     @Test
     @DisplayName("a leader that resigns is told RESIGNED, another candidate takes the next term, and the resigned one stands again")
     void resignHandsOver() {
-        String election = kit.newName();
-        List<Standing> all = stand(election, "alpha", "beta");
-        Standing first = leaderAmong(all);
-        Standing second = all.get(0) == first ? all.get(1) : all.get(0);
-        long firstTerm = first.candidacy().leadership().orElseThrow().fencingToken();
+        Pair pair = twoCandidates();
+        Standing first = pair.leader();
+        Standing second = pair.other();
+        long firstTerm = pair.term();
         first.candidacy().resign();
         Await.until(kit.slack(), "the resigning leader is told RESIGNED", () -> first.heard().steppedDown(firstTerm, StepDown.RESIGNED));
         Await.until(kit.ttl().plus(kit.slack()), "the other candidate leads", () -> second.candidacy().leadership().isPresent());
@@ -147,11 +158,11 @@ abstract class ElectionClauses {
     @Test
     @DisplayName("a leader whose client closes is told CLOSED before close returns, and another candidate leads")
     void clientCloseEndsTerm() {
-        String election = kit.newName();
-        List<Standing> all = stand(election, "alpha", "beta");
-        Standing leader = leaderAmong(all);
-        Standing other = all.get(0) == leader ? all.get(1) : all.get(0);
-        long term = leader.candidacy().leadership().orElseThrow().fencingToken();
+        Pair pair = twoCandidates();
+        Standing leader = pair.leader();
+        Standing other = pair.other();
+        long term = pair.term();
+        String election = pair.election();
         leader.client().close();
         assertThat(leader.heard().events()).as("what the leader heard by the time its client closed")
                 .containsExactly(new Heard.Event("elected", term, null), new Heard.Event("stepped", term, StepDown.CLOSED));

@@ -53,6 +53,14 @@ public abstract class LockKit {
         return true;
     }
 
+    /**
+     * Whether the kit's user may list the namespace's holders (a Redis user holding only the minimal ACL of
+     * a lock-only user may not: listing needs {@code +scan}, an operator's right).
+     */
+    protected boolean canListHolders() {
+        return true;
+    }
+
     /** Whether an operator can force-release a hold here (not in the migrating step of a switch). */
     protected boolean canForceRelease() {
         return true;

@@ -6,6 +6,7 @@ import dev.warden.micrometer.MicrometerLockObserver;
 import dev.warden.spring.internal.CompositeLockObserver;
 import dev.warden.spring.internal.OnLockBackendCondition;
 import dev.warden.spring.internal.Settings;
+import dev.warden.spring.LeaderOnlyPostProcessor;
 import dev.warden.spring.WithLockPostProcessor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -49,6 +50,13 @@ public class WardenLockAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static WithLockPostProcessor wardenWithLockPostProcessor() {
         return new WithLockPostProcessor();
+    }
+
+    /** Present even without a lock client: it refuses {@code @LeaderOnly} methods that would otherwise never run. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LeaderOnlyPostProcessor wardenLeaderOnlyPostProcessor() {
+        return new LeaderOnlyPostProcessor();
     }
 
     /** Warden's lock settings from the bound properties, with Warden's keys. */

@@ -212,7 +212,8 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
 
     /**
      * The holders on the backend left, where every migrating acquisition and every instance of the step
-     * before takes its locks; each token as read there (a migrating grant's own is the larger of its two).
+     * before takes its locks; each token as read there (a migrating grant's own is the larger of its two). The
+     * step's floor-sync lock is left out.
      */
     @Override
     public CompletionStage<java.util.List<NamedHolder>> holders(Duration limit) {
@@ -220,7 +221,8 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
             return CompletableFuture.failedFuture(new LockException(LockException.Reason.CONFIGURATION,
                     "the " + fromBackend + " driver cannot list a namespace's holders"));
         }
-        return left.holders(limit);
+        // The step's own floor-sync lock is Warden's bookkeeping, not an application's hold.
+        return left.holders(limit).thenApply(all -> all.stream().filter(h -> !h.name().equals(SYNC_NAME)).toList());
     }
 
     /** A lost session on either backend loses the grants it carried; lock-api ends every lease of the client. */

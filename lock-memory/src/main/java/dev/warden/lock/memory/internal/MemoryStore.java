@@ -156,18 +156,7 @@ public final class MemoryStore {
 
     /** Ends the hold of {@code key} if its token is {@code token}, marks it evicted, and wakes the queue. */
     boolean evict(String key, long token) {
-        List<Runnable> wake;
-        synchronized (this) {
-            Lock lock = locks.get(key);
-            if (lock == null || !lock.held(System.nanoTime()) || lock.token != token) {
-                return false;
-            }
-            lock.owner = null;
-            evicted.put(key, token);
-            wake = wakeAll(key, lock);
-        }
-        wake.forEach(Runnable::run);
-        return true;
+        return end(key, token, true);
     }
 
     /** Whether the last hold of {@code key} an operator ended had {@code token}. */
@@ -187,6 +176,11 @@ public final class MemoryStore {
 
     /** Compare-and-delete: removes the holder if it is still {@code token}'s and live, and wakes the queue. */
     boolean release(String key, long token) {
+        return end(key, token, false);
+    }
+
+    /** Ends the hold if it is still {@code token}'s and live (noting an eviction), and wakes the queue. */
+    private boolean end(String key, long token, boolean evicting) {
         List<Runnable> wake;
         synchronized (this) {
             Lock lock = locks.get(key);
@@ -194,6 +188,9 @@ public final class MemoryStore {
                 return false;
             }
             lock.owner = null;
+            if (evicting) {
+                evicted.put(key, token);
+            }
             wake = wakeAll(key, lock);
         }
         wake.forEach(Runnable::run);

@@ -223,9 +223,16 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     @Override
     public CompletionStage<List<NamedHolder>> holders(Duration limit) {
         checkOpen();
+        String what = "listing the holders of namespace '" + namespace + "' (SCAN, then a read per lock key;"
+                + " the operator's ACL user needs +scan)";
         CompletableFuture<List<NamedHolder>> listed = HolderScan.holders(connections.commands(), scripts, namespace,
                 RedisDriver::holderOf);
-        return listed.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS);
+        return listed.orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS).handle((holders, error) -> {
+            if (error != null) {
+                throw calls.translate(what, error);
+            }
+            return holders;
+        });
     }
 
     private static Optional<Holder> holderOf(String value) {
