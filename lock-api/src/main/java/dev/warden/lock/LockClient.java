@@ -79,6 +79,25 @@ public interface LockClient extends AutoCloseable {
      */
     Election election(String name);
 
+    /**
+     * A counting semaphore by name with {@code permits} permits ({@link Semaphore}). A semaphore {@code x}
+     * is the shared name {@code semaphore:x}, which lives apart from every lock; the name follows the
+     * rules of lock names.
+     *
+     * @throws IllegalArgumentException when the name is invalid or {@code permits} is not positive
+     * @throws LockException {@code CONFIGURATION} on a client in the migrating step between two backends
+     */
+    Semaphore semaphore(String name, int permits);
+
+    /**
+     * A read-write lock by name ({@link ReadWriteLock}). A read-write lock {@code x} is the shared name
+     * {@code rw:x}, which lives apart from every lock; the name follows the rules of lock names.
+     *
+     * @throws IllegalArgumentException when the name is invalid
+     * @throws LockException {@code CONFIGURATION} on a client in the migrating step between two backends
+     */
+    ReadWriteLock readWriteLock(String name);
+
     /** The operator's view of this client's namespace: who holds a lock, and an audited forced release. */
     LockAdmin admin();
 

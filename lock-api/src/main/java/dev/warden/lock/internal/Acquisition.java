@@ -5,6 +5,8 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,8 @@ final class Acquisition {
     private final Wait wait;
     private final Optional<Duration> maxHoldTime;
     private final Thread reentryThread;
+    /** What of a shared name this acquisition asks for; null for a lock. */
+    private final Share share;
     private final long startNanos;
     private final Outage outage;
 
@@ -53,21 +57,27 @@ final class Acquisition {
     private Alarm deadlineTimer;
     private Alarm retryTimer;
 
-    /** @param reentryThread the blocking caller, whose later acquisitions re-enter; null for asynchronous ones */
+    /**
+     * @param reentryThread the blocking caller, whose later acquisitions re-enter; null for asynchronous ones
+     * @param share what of the shared name {@code name} to take; null to take the lock {@code name}
+     */
     Acquisition(ClientParts parts, String name, String owner, Wait wait, Optional<Duration> maxHoldTime,
-                Thread reentryThread) {
+                Thread reentryThread, Share share) {
         this.parts = parts;
         this.name = name;
         this.owner = owner;
         this.wait = wait;
         this.maxHoldTime = maxHoldTime;
         this.reentryThread = reentryThread;
+        this.share = share;
         this.startNanos = parts.time().nanoTime();
         this.outage = new Outage(parts.settings().outageTolerance());
     }
 
     void start() {
-        CompletableFuture<LocalQueue.Turn> entered = parts.queue().enter(name, owner);
+        // A shared name's contenders may hold together: each talks to the server, none queues locally.
+        CompletableFuture<LocalQueue.Turn> entered = share == null ? parts.queue().enter(name, owner)
+                : CompletableFuture.completedFuture(parts.queue().alone());
         boolean leaveNow;
         synchronized (this) {
             turn = entered;
@@ -152,7 +162,8 @@ final class Acquisition {
     private void newAttempt() {
         LockAttempt a;
         try {
-            a = parts.driver().attempt(name, owner);
+            a = share == null ? parts.driver().attempt(name, owner)
+                    : ((SharedLockDriver) parts.driver()).attemptShared(name, owner, share);
         } catch (RuntimeException e) {
             onFailure(e);
             return;
@@ -313,7 +324,7 @@ final class Acquisition {
                 cancelDeadline();
                 long validFrom = grant.validFromNanos(sentAt);
                 held = new HeldLock(parts, name, grant, validFrom - sentAt < 0 ? validFrom : sentAt,
-                        parts.time().nanoTime(), maxHoldTime, permit, reentryThread);
+                        parts.time().nanoTime(), maxHoldTime, permit, reentryThread, share);
             }
         }
         if (held == null) {

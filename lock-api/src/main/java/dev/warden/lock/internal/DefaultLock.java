@@ -4,6 +4,7 @@ import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockException;
 import dev.warden.lock.internal.config.Durations;
+import dev.warden.lock.spi.Share;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -11,19 +12,39 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.Lock;
 
-/** A lock name bound to a client, with its maximum hold time; cheap, immutable, holds no state of its own. */
+/**
+ * A lock name bound to a client, with its maximum hold time; or one side of a read-write lock, or a
+ * semaphore's request for some permits, when it carries a {@link Share}. Cheap, immutable, holds no
+ * state of its own.
+ */
 final class DefaultLock implements DistributedLock {
 
     private final DefaultLockClient client;
     private final ClientParts parts;
     private final String name;
     private final Optional<Duration> maxHoldTime;
+    /** What of the shared name {@code name} is asked for; null for a lock. */
+    private final Share share;
+    /** Whether a blocking acquisition by a thread that already holds joins its hold (semaphores: no). */
+    private final boolean reentrant;
 
     DefaultLock(DefaultLockClient client, ClientParts parts, String name, Optional<Duration> maxHoldTime) {
+        this(client, parts, name, maxHoldTime, null, true);
+    }
+
+    DefaultLock(DefaultLockClient client, ClientParts parts, String name, Optional<Duration> maxHoldTime, Share share,
+                boolean reentrant) {
         this.client = client;
         this.parts = parts;
         this.name = name;
         this.maxHoldTime = maxHoldTime;
+        this.share = share;
+        this.reentrant = reentrant;
+    }
+
+    /** The key this lock's holds are kept under per thread. */
+    String holdKey() {
+        return HoldKeys.of(name, share);
     }
 
     @Override
@@ -44,13 +65,13 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync() {
-        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null), parts.leaks().site());
+        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null, "", share), parts.leaks().site());
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         Durations.requireNonNegative(wait, "wait");
-        return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null), parts.leaks().site());
+        return leaseOf(client.startAcquisition(name, Wait.upTo(wait), maxHoldTime, null, "", share), parts.leaks().site());
     }
 
     /**
@@ -58,7 +79,7 @@ final class DefaultLock implements DistributedLock {
      * campaign, whose candidate id observers read from the holder's owner.
      */
     CompletableFuture<Lease> acquireAsOwner(String ownerSuffix) {
-        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null, ownerSuffix), parts.leaks().site());
+        return leaseOf(client.startAcquisition(name, Wait.FOREVER, maxHoldTime, null, ownerSuffix, share), parts.leaks().site());
     }
 
     @Override
@@ -66,7 +87,7 @@ final class DefaultLock implements DistributedLock {
         if (maxHoldTime == null || maxHoldTime.isNegative() || maxHoldTime.isZero()) {
             throw new IllegalArgumentException("maxHoldTime must be positive, was " + maxHoldTime);
         }
-        return new DefaultLock(client, parts, name, Optional.of(maxHoldTime));
+        return new DefaultLock(client, parts, name, Optional.of(maxHoldTime), share, reentrant);
     }
 
     private CompletableFuture<Lease> leaseOf(Acquisition a, LeakDetector.AcquiredAt at) {
@@ -89,18 +110,22 @@ final class DefaultLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock[" + name + maxHoldTime.map(d -> ", max hold " + d).orElse("") + "]";
+        return "DistributedLock[" + holdKey() + maxHoldTime.map(d -> ", max hold " + d).orElse("") + "]";
     }
 
     /** Acquires on the calling thread, re-entering a lock it already holds. */
     Optional<Lease> acquireBlocking(Wait wait, OnInterrupt onInterrupt) {
         parts.registry().ensureOpen();
         LeakDetector.AcquiredAt at = parts.leaks().site();
-        HeldLock again = parts.registry().reenter(name);
-        if (again != null) {
-            return Optional.of(new LeaseHandle(again, at));
+        if (reentrant) {
+            HeldLock again = parts.registry().reenter(holdKey());
+            if (again != null) {
+                return Optional.of(new LeaseHandle(again, at));
+            }
+            refuseSelfDeadlock();
         }
-        Acquisition a = client.startAcquisition(name, wait, maxHoldTime, Thread.currentThread());
+        Acquisition a = client.startAcquisition(name, wait, maxHoldTime, reentrant ? Thread.currentThread() : null, "",
+                share);
         try {
             HeldLock held = onInterrupt == OnInterrupt.GIVE_UP ? a.result.get() : Await.uninterruptibly(a.result);
             return Optional.of(new LeaseHandle(held, at));
@@ -116,6 +141,21 @@ final class DefaultLock implements DistributedLock {
                 throw new LockException(le.reason(), le.getMessage(), le);
             }
             throw new LockException(LockException.Reason.UNAVAILABLE, "lock '" + name + "' could not be acquired", e.getCause());
+        }
+    }
+
+    /**
+     * A thread that holds one side of a read-write lock and asks for the other would queue behind its own
+     * hold and wait forever: refused, as neither upgrade nor downgrade can be granted in arrival order.
+     */
+    private void refuseSelfDeadlock() {
+        if (Share.READ.equals(share) || Share.WRITE.equals(share)) {
+            Share other = Share.READ.equals(share) ? Share.WRITE : Share.READ;
+            if (parts.registry().holdsOnThisThread(HoldKeys.of(name, other))) {
+                throw new IllegalStateException("this thread holds the " + (other == Share.READ ? "read" : "write")
+                        + " lock of '" + name + "'; taking its " + (other == Share.READ ? "write" : "read")
+                        + " lock as well would wait for itself: release it first");
+            }
         }
     }
 

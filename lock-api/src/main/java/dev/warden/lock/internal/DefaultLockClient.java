@@ -9,12 +9,16 @@ import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
 import dev.warden.lock.LockObserver;
 import dev.warden.lock.LostReason;
+import dev.warden.lock.ReadWriteLock;
+import dev.warden.lock.Semaphore;
 import dev.warden.lock.internal.config.ClientSettings;
 import dev.warden.lock.internal.config.LockNames;
 import dev.warden.lock.internal.config.Settings;
 import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
 import dev.warden.lock.spi.LockDriver;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,6 +124,31 @@ final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public Semaphore semaphore(String name, int permits) {
+        DefaultSemaphore.validate(name, permits);
+        parts.registry().ensureOpen();
+        requireShared("semaphores");
+        return new DefaultSemaphore(this, parts, name, permits);
+    }
+
+    @Override
+    public ReadWriteLock readWriteLock(String name) {
+        DefaultReadWriteLock.validate(name);
+        parts.registry().ensureOpen();
+        requireShared("read-write locks");
+        return new DefaultReadWriteLock(this, parts, name);
+    }
+
+    private void requireShared(String what) {
+        if (!(parts.driver() instanceof SharedLockDriver)) {
+            // The migrating step's driver is the one without them: shares are not carried across a switch.
+            throw new LockException(LockException.Reason.CONFIGURATION, "the " + parts.config().backend()
+                    + " backend, as configured, offers no " + what + " (a client in the migrating step between"
+                    + " two backends offers locks and elections only)");
+        }
+    }
+
+    @Override
     public LockAdmin admin() {
         parts.registry().ensureOpen();
         return new DefaultLockAdmin(parts);
@@ -130,17 +159,16 @@ final class DefaultLockClient implements LockClient {
         return parts.config().backend();
     }
 
-    /** Starts an acquisition; {@code reentryThread} is the blocking caller, null for asynchronous ones. */
-    Acquisition startAcquisition(String name, Wait wait, Optional<Duration> maxHoldTime, Thread reentryThread) {
-        return startAcquisition(name, wait, maxHoldTime, reentryThread, "");
-    }
-
-    /** Starts an acquisition whose owner ends in {@code ownerSuffix} (an election's candidate id). */
+    /**
+     * Starts an acquisition whose owner ends in {@code ownerSuffix} (an election's candidate id, or empty);
+     * {@code reentryThread} is the blocking caller, null for asynchronous ones; {@code share} is what of a
+     * shared name it asks for, null for a lock.
+     */
     Acquisition startAcquisition(String name, Wait wait, Optional<Duration> maxHoldTime, Thread reentryThread,
-                                 String ownerSuffix) {
+                                 String ownerSuffix, Share share) {
         parts.registry().ensureOpen();
         Acquisition a = new Acquisition(parts, name, clientId + ":" + acquisitions.incrementAndGet() + ownerSuffix, wait,
-                maxHoldTime, reentryThread);
+                maxHoldTime, reentryThread, share);
         parts.registry().addPending(a);
         if (parts.registry().isClosed()) {
             parts.registry().removePending(a);

@@ -7,6 +7,7 @@ import dev.warden.lock.ReleaseOutcome;
 import dev.warden.lock.internal.config.Durations;
 import dev.warden.lock.internal.time.Timekeeper.Alarm;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +61,8 @@ final class HeldLock {
     private final long holdEndsAtNanos;
     private final Thread reentryThread;
     private final LocalQueue.Permit queuePermit;
+    /** What of a shared name is held; null for a lock. */
+    private final Share share;
     private final LossNotice loss;
 
     private int holds = 1;
@@ -76,7 +79,7 @@ final class HeldLock {
      * @param grantedAtNanos when the grant arrived: the maximum hold time counts from here
      */
     HeldLock(ClientParts parts, String name, Grant grant, long validFromNanos, long grantedAtNanos,
-             Optional<Duration> maxHoldTime, LocalQueue.Permit queuePermit, Thread reentryThread) {
+             Optional<Duration> maxHoldTime, LocalQueue.Permit queuePermit, Thread reentryThread, Share share) {
         this.parts = parts;
         this.name = name;
         this.grant = grant;
@@ -89,6 +92,7 @@ final class HeldLock {
                 Durations.toNanosSaturated(d))).orElse(Wait.LONGEST_NANOS);
         this.queuePermit = queuePermit;
         this.reentryThread = reentryThread;
+        this.share = share;
         this.loss = new LossNotice(name, parts.events());
         this.confirmedAtNanos = validFromNanos;
         this.validUntilNanos = validFromNanos + ttlNanos - driftNanos;
@@ -123,6 +127,11 @@ final class HeldLock {
 
     Thread reentryThread() {
         return reentryThread;
+    }
+
+    /** Whose reentrant holds this one joins: the name, told apart by the read or write side of a shared name. */
+    String holdKey() {
+        return HoldKeys.of(name, share);
     }
 
     ClientParts parts() {
@@ -253,7 +262,9 @@ final class HeldLock {
             return;
         }
         // Not ours any more: an evicting driver says whether an operator forced the lock away.
-        call.thenCompose(ours -> Boolean.TRUE.equals(ours) || !(parts.driver() instanceof HolderEvictingDriver evicting)
+        // (Operators force locks away, not shares.)
+        call.thenCompose(ours -> Boolean.TRUE.equals(ours) || share != null
+                        || !(parts.driver() instanceof HolderEvictingDriver evicting)
                         ? CompletableFuture.completedFuture(Boolean.TRUE.equals(ours) ? null : LostReason.NOT_OWNER)
                         : evicting.evicted(grant).toCompletableFuture().handle((forced, e) ->
                                 Boolean.TRUE.equals(forced) ? LostReason.FORCED : LostReason.NOT_OWNER))

@@ -60,6 +60,14 @@ final class LocalQueue {
         }
     }
 
+    /**
+     * A turn outside every line, for a shared name's contenders (permits, readers, writers): they may hold
+     * together, so each talks to the server itself. Its permit passes nothing on and claims no one.
+     */
+    Turn alone() {
+        return new Turn(new Permit(null), null, 0);
+    }
+
     /** Whether anyone holds or waits for a turn on {@code name}. */
     synchronized boolean isBusy(String name) {
         return lines.containsKey(name);
@@ -95,7 +103,7 @@ final class LocalQueue {
 
         @Override
         public void run() {
-            if (used.compareAndSet(false, true)) {
+            if (used.compareAndSet(false, true) && line != null) {
                 passOn(line);
             }
         }
@@ -103,7 +111,7 @@ final class LocalQueue {
         /** Removes and returns the next live waiter, or null; give it back with {@link #unclaim}. */
         Waiter claimNext() {
             synchronized (LocalQueue.this) {
-                if (used.get()) {
+                if (used.get() || line == null) {
                     return null;
                 }
                 Waiter next;

@@ -67,7 +67,7 @@ final class LockAdapter implements Lock {
      */
     @Override
     public void unlock() {
-        Lease lease = registry.takeLockViewHold(lock.name());
+        Lease lease = registry.takeLockViewHold(lock.holdKey());
         if (lease == null) {
             throw new IllegalMonitorStateException("the current thread does not hold lock '" + lock.name() + "'");
         }
@@ -90,7 +90,7 @@ final class LockAdapter implements Lock {
     }
 
     private void push(Lease lease) {
-        registry.lockViewHolds(lock.name()).push(lease);
+        registry.lockViewHolds(lock.holdKey()).push(lease);
     }
 
     private static InterruptedException asInterrupted(LockException e) throws LockException {

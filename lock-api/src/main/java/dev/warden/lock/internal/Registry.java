@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Registry {
 
-    /** A lock name and the thread holding it. */
+    /** A hold key ({@link HoldKeys}) and the thread holding it. */
     record ReentryKey(String name, Thread thread) {
     }
 
@@ -47,10 +47,16 @@ final class Registry {
         }
     }
 
-    /** The lock the current thread already holds under {@code name}, with one more hold, or null. */
-    HeldLock reenter(String name) {
-        HeldLock h = byThread.get(new ReentryKey(name, Thread.currentThread()));
+    /** The lock the current thread already holds under {@code holdKey}, with one more hold, or null. */
+    HeldLock reenter(String holdKey) {
+        HeldLock h = byThread.get(new ReentryKey(holdKey, Thread.currentThread()));
         return h != null && h.tryReenter() ? h : null;
+    }
+
+    /** Whether the current thread holds something under {@code holdKey}. */
+    boolean holdsOnThisThread(String holdKey) {
+        HeldLock h = byThread.get(new ReentryKey(holdKey, Thread.currentThread()));
+        return h != null && h.isHeld();
     }
 
     void addPending(Acquisition a) {
@@ -69,7 +75,7 @@ final class Registry {
     void remember(HeldLock h) {
         held.add(h);
         if (h.reentryThread() != null) {
-            byThread.put(new ReentryKey(h.name(), h.reentryThread()), h);
+            byThread.put(new ReentryKey(h.holdKey(), h.reentryThread()), h);
         }
         if (closed.get()) {
             Release.inBackground(h, HeldLock.Releaser.CLOSING_CLIENT);
@@ -79,7 +85,7 @@ final class Registry {
     void forget(HeldLock h) {
         held.remove(h);
         if (h.reentryThread() != null) {
-            byThread.remove(new ReentryKey(h.name(), h.reentryThread()), h);
+            byThread.remove(new ReentryKey(h.holdKey(), h.reentryThread()), h);
         }
     }
 

@@ -88,6 +88,14 @@ public abstract class LockContractTest extends LockKit {
     }
 
     @Nested
+    @DisplayName("18. semaphores and read-write locks")
+    class SharedRecipes extends SharedRecipeClauses {
+        SharedRecipes() {
+            super(LockContractTest.this);
+        }
+    }
+
+    @Nested
     @DisplayName("9. leader election")
     class Elections extends ElectionClauses {
         Elections() {

@@ -117,12 +117,34 @@ public final class LockHistory {
 
     private List<String> check(boolean overlaps) {
         List<String> problems = new ArrayList<>();
-        // Each lease's interval is built from its own events, whatever their order in time: a lease
-        // lost before its first renewal is last known valid at its poll's send time, before the
-        // grant was recorded.
-        Map<String, Interval> byLease = new HashMap<>();
-        Map<String, Long> ended = new HashMap<>(lossDetected);
+        Map<String, Long> ended = new HashMap<>();
         List<Event> renewals = new ArrayList<>();
+        Map<String, Interval> byLease = intervals(problems, renewals, ended);
+        for (Event r : overlaps ? renewals : List.<Event>of()) {
+            Long end = ended.get(r.name() + "\u0000" + r.token());
+            if (end != null && r.nanos() > end) {
+                problems.add("renewal of '" + r.name() + "' token " + r.token() + " by " + r.holder()
+                        + " after its release began or its loss was known");
+            }
+        }
+        Map<String, List<Interval>> byName = new HashMap<>();
+        for (Interval i : byLease.values()) {
+            if (i.start != Long.MAX_VALUE) {
+                byName.computeIfAbsent(i.name, n -> new ArrayList<>()).add(i);
+            }
+        }
+        return overlapsAndOrder(byName, overlaps, problems);
+    }
+
+    /**
+     * Each lease's interval, built from its own events whatever their order in time (a lease lost before
+     * its first renewal is last known valid at its poll's send time, before the grant was recorded); adds
+     * a token granted twice to {@code problems}, the renewals to {@code renewals}, and when each lease's
+     * release began or loss was told to {@code ended}.
+     */
+    private Map<String, Interval> intervals(List<String> problems, List<Event> renewals, Map<String, Long> ended) {
+        Map<String, Interval> byLease = new HashMap<>();
+        ended.putAll(lossDetected);
         for (Event e : events) {
             String key = e.name() + "\u0000" + e.token();
             switch (e.kind()) {
@@ -146,19 +168,10 @@ public final class LockHistory {
                 }
             }
         }
-        for (Event r : overlaps ? renewals : List.<Event>of()) {
-            Long end = ended.get(r.name() + "\u0000" + r.token());
-            if (end != null && r.nanos() > end) {
-                problems.add("renewal of '" + r.name() + "' token " + r.token() + " by " + r.holder()
-                        + " after its release began or its loss was known");
-            }
-        }
-        Map<String, List<Interval>> byName = new HashMap<>();
-        for (Interval i : byLease.values()) {
-            if (i.start != Long.MAX_VALUE) {
-                byName.computeIfAbsent(i.name, n -> new ArrayList<>()).add(i);
-            }
-        }
+        return byLease;
+    }
+
+    private static List<String> overlapsAndOrder(Map<String, List<Interval>> byName, boolean overlaps, List<String> problems) {
         for (List<Interval> intervals : byName.values()) {
             intervals.sort(Comparator.comparingLong(i -> i.start));
             long reliedUntil = Long.MIN_VALUE;
@@ -181,7 +194,61 @@ public final class LockHistory {
         return problems;
     }
 
+    /**
+     * The check for a shared name (a semaphore's, a read-write lock's): at no instant do the holders that
+     * relied on their leases hold more than {@code limit} units together, and of two grants that could not
+     * be held together, the later one carries the higher token. A lease's units are
+     * {@code weights.get(leaseKey(name, token))} ({@link #leaseKey}); a lease missing there is an error.
+     * Read-write locks: readers weigh 1, writers {@code limit}, with {@code limit} above the reader count.
+     */
+    public List<String> shareViolations(Map<String, Integer> weights, long limit) {
+        List<String> problems = new ArrayList<>();
+        List<Interval> held = new ArrayList<>();
+        for (Interval i : intervals(problems, new ArrayList<>(), new HashMap<>()).values()) {
+            if (i.start == Long.MAX_VALUE) {
+                continue;
+            }
+            Integer w = weights.get(leaseKey(i.name, i.token));
+            if (w == null) {
+                problems.add("no weight recorded for '" + i.name + "' token " + i.token + " of " + i.holder);
+                continue;
+            }
+            i.weight = w;
+            held.add(i);
+        }
+        held.sort(Comparator.comparingLong(i -> i.start));
+        for (int a = 0; a < held.size(); a++) {
+            Interval first = held.get(a);
+            // The sum only grows at a start: checking each start checks every instant.
+            long together = overlapAt(held, first.start);
+            if (together > limit) {
+                problems.add("over the limit: " + together + " units of '" + first.name + "' held at once (limit " + limit
+                        + ") when " + first.holder + " (token " + first.token + ") was granted");
+            }
+            for (int b = a + 1; b < held.size(); b++) {
+                Interval later = held.get(b);
+                if ((long) first.weight + later.weight > limit && later.token <= first.token) {
+                    problems.add("token order: '" + later.name + "' granted token " + later.token + " to " + later.holder
+                            + " after token " + first.token + " to " + first.holder + ", which it could not be held with");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** The units held at the instant {@code at}. */
+    private static long overlapAt(List<Interval> held, long at) {
+        long sum = 0;
+        for (Interval i : held) {
+            if (i.start <= at && at < i.end) {
+                sum += i.weight;
+            }
+        }
+        return sum;
+    }
+
     private static final class Interval {
+        int weight;
         final String name;
         final long token;
         final String holder;

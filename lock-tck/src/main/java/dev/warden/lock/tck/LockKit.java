@@ -61,6 +61,11 @@ public abstract class LockKit {
         return true;
     }
 
+    /** Whether the client offers semaphores and read-write locks (not in the migrating step of a switch). */
+    protected boolean offersSharedRecipes() {
+        return true;
+    }
+
     /** Whether an operator can force-release a hold here (not in the migrating step of a switch). */
     protected boolean canForceRelease() {
         return true;

@@ -2,6 +2,7 @@ package dev.warden.lock.memory.internal;
 
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.Share;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -11,8 +12,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One contender, queued in the store from the start, like a ZooKeeper node. A poll grants when it is
- * first and no live holder is left. {@link #changed()} completes when the store says the lock or the
+ * One contender, queued in the store from the start, like a ZooKeeper node. A poll grants a lock when
+ * it is first and no live holder is left, a share when it fits behind those ahead. {@link #changed()} completes when the store says the lock or the
  * queue ahead changed, or, while a holder lives, when its TTL has passed: an expiry is not an event.
  *
  * <p>Concurrency: {@code ended}, {@code changedSincePoll}, {@code holderLeftNanos}, {@code waiting}
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 final class MemoryAttempt implements LockAttempt {
 
     private final MemoryDriver driver;
+    private final MemoryQueue queue;
     private final String key;
     private final MemoryStore.Ticket ticket;
 
@@ -30,10 +32,20 @@ final class MemoryAttempt implements LockAttempt {
     private CompletableFuture<Void> waiting;
     private Future<?> timer;
 
+    /** A contender for a lock. */
     MemoryAttempt(MemoryDriver driver, String key, String owner) {
         this.driver = driver;
+        this.queue = driver.store();
         this.key = key;
         this.ticket = driver.store().enqueue(key, owner, this::changedInStore);
+    }
+
+    /** A contender for {@code share} of a shared name. */
+    MemoryAttempt(MemoryDriver driver, String key, String owner, Share share) {
+        this.driver = driver;
+        this.queue = driver.store().shares();
+        this.key = key;
+        this.ticket = driver.store().shares().enqueue(key, owner, this::changedInStore, share);
     }
 
     @Override
@@ -47,7 +59,7 @@ final class MemoryAttempt implements LockAttempt {
             }
             changedSincePoll = false;
         }
-        MemoryStore.Polled polled = driver.store().poll(key, ticket, ttl.toNanos());
+        MemoryStore.Polled polled = queue.poll(key, ticket, ttl.toNanos());
         synchronized (this) {
             if (polled.grant() != null) {
                 ended = true;
@@ -88,7 +100,7 @@ final class MemoryAttempt implements LockAttempt {
             w = takeWaiting();
         }
         driver.forget(this);
-        driver.store().leave(key, ticket);
+        queue.leave(key, ticket);
         if (w != null) {
             w.complete(null);
         }
@@ -102,7 +114,7 @@ final class MemoryAttempt implements LockAttempt {
             w = takeWaiting();
             ended = true;
         }
-        driver.store().leave(key, ticket);
+        queue.leave(key, ticket);
         if (w != null) {
             w.completeExceptionally(MemoryDriver.closedException());
         }

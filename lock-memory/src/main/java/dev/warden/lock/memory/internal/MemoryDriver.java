@@ -7,6 +7,8 @@ import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 
 import java.time.Duration;
@@ -30,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
-public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver {
+public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver,
+        SharedLockDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -72,12 +75,23 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
     }
 
     @Override
+    public LockAttempt attemptShared(String name, String owner, Share share) {
+        if (closed.get()) {
+            throw closedException();
+        }
+        MemoryAttempt attempt = new MemoryAttempt(this, key(namespace, name), owner, share);
+        attempts.add(attempt);
+        return attempt;
+    }
+
+    @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
         MemoryGrant g = (MemoryGrant) grant;
         if (closed.get()) {
             return CompletableFuture.failedFuture(closedException());
         }
-        return CompletableFuture.completedFuture(store.renew(g.key(), g.fencingToken(), ttl.toNanos()));
+        return CompletableFuture.completedFuture(g.shared() ? store.shares().renew(g.key(), g.fencingToken(), ttl.toNanos())
+                : store.renew(g.key(), g.fencingToken(), ttl.toNanos()));
     }
 
     @Override
@@ -86,7 +100,8 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
         if (closed.get()) {
             return CompletableFuture.failedFuture(closedException());
         }
-        return CompletableFuture.completedFuture(store.release(g.key(), g.fencingToken()));
+        return CompletableFuture.completedFuture(g.shared() ? store.shares().release(g.key(), g.fencingToken())
+                : store.release(g.key(), g.fencingToken()));
     }
 
     @Override
@@ -116,6 +131,9 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
     @Override
     public CompletionStage<Boolean> evicted(Grant grant) {
         MemoryGrant g = (MemoryGrant) grant;
+        if (g.shared()) {
+            return CompletableFuture.completedFuture(false);
+        }
         return CompletableFuture.completedFuture(store.evicted(g.key(), g.fencingToken()));
     }
 

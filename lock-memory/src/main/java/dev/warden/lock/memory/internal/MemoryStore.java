@@ -2,6 +2,7 @@ package dev.warden.lock.memory.internal;
 
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.HolderReadingDriver;
+import dev.warden.lock.spi.Share;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import java.util.concurrent.ConcurrentMap;
  * <p>Concurrency: every field is guarded by the store's monitor. Wake-ups are callbacks that must
  * not block (attempts hand them to their driver's thread).
  */
-public final class MemoryStore {
+public final class MemoryStore implements MemoryQueue {
 
     private static final ConcurrentMap<String, MemoryStore> STORES = new ConcurrentHashMap<>();
 
@@ -44,15 +45,37 @@ public final class MemoryStore {
         this.name = name;
     }
 
-    /** A contender in a lock's queue; {@code wake} is told when the lock or the queue ahead changes. */
+    /**
+     * A contender in a queue; {@code wake} is told when the lock or the queue ahead changes. A shared
+     * name's contender carries its share and the token it was given on arrival ({@link MemoryShares}).
+     */
     static final class Ticket {
         final String owner;
         final Runnable wake;
+        final Share share;
+        final long token;
+        /** Guarded by the monitor of the queue the ticket is in. */
+        boolean granted;
+        /** Guarded by the monitor of the queue the ticket is in. */
+        long expiresAtNanos;
 
         Ticket(String owner, Runnable wake) {
+            this(owner, wake, null, 0);
+        }
+
+        Ticket(String owner, Runnable wake, Share share, long token) {
             this.owner = owner;
             this.wake = wake;
+            this.share = share;
+            this.token = token;
         }
+    }
+
+    private final MemoryShares shares = new MemoryShares();
+
+    /** The store's shared names (semaphores, read-write locks), apart from its locks. */
+    MemoryShares shares() {
+        return shares;
     }
 
     /** The outcome of a poll: a grant, or how long the live holder has left (-1: someone is ahead in the queue). */
@@ -70,7 +93,8 @@ public final class MemoryStore {
         }
     }
 
-    synchronized Ticket enqueue(String key, String owner, Runnable wake) {
+    @Override
+    public synchronized Ticket enqueue(String key, String owner, Runnable wake) {
         Ticket t = new Ticket(owner, wake);
         locks.computeIfAbsent(key, k -> new Lock()).queue.add(t);
         return t;
@@ -81,7 +105,8 @@ public final class MemoryStore {
      * the grant, and those still queued are woken to learn the new holder's expiry (an expiry is not
      * an event: a waiter's fallback timer covers it).
      */
-    Polled poll(String key, Ticket ticket, long ttlNanos) {
+    @Override
+    public Polled poll(String key, Ticket ticket, long ttlNanos) {
         List<Runnable> wake;
         Polled polled;
         synchronized (this) {
@@ -198,7 +223,8 @@ public final class MemoryStore {
     }
 
     /** A contender gives up: it leaves the queue, and those behind it are woken when it was first. */
-    void leave(String key, Ticket ticket) {
+    @Override
+    public void leave(String key, Ticket ticket) {
         List<Runnable> wake = List.of();
         synchronized (this) {
             Lock lock = locks.get(key);
@@ -216,10 +242,18 @@ public final class MemoryStore {
         wake.forEach(Runnable::run);
     }
 
-    /** Whether the lock has a live holder or anyone queued: what a test reads "on the server". */
-    public synchronized boolean hasState(String key) {
-        Lock lock = locks.get(key);
-        return lock != null && (lock.held(System.nanoTime()) || !lock.queue.isEmpty());
+    /**
+     * Whether the lock, or the shared name, of {@code key} has a live holder or anyone queued: what a
+     * test reads "on the server".
+     */
+    public boolean hasState(String key) {
+        synchronized (this) {
+            Lock lock = locks.get(key);
+            if (lock != null && (lock.held(System.nanoTime()) || !lock.queue.isEmpty())) {
+                return true;
+            }
+        }
+        return shares.hasState(key);
     }
 
     /** Called with the monitor held. */
