@@ -68,6 +68,36 @@ abstract class ElectionFaultClauses {
     }
 
     @Test
+    @DisplayName("a leader in another process frozen (SIGSTOP) past its TTL is succeeded in a higher term; resumed, it is told LOST and its fenced write is refused")
+    void frozenLeaderIsSucceeded() throws Exception {
+        String election = kit.newName();
+        java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(kit.settings());
+        s.put("warden.lock.namespace", kit.namespace());
+        s.put("warden.lock.ttl", kit.ttl());
+        HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
+        Candidacy waiting = kit.client().election(election).join("next", new ElectionClauses.Heard());
+        Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty());
+        FencedRegister register = new FencedRegister();
+        assertThat(register.write(leader.token(), 1)).isTrue();
+        leader.signal("STOP");
+        try {
+            Await.until(kit.ttl().plus(kit.slack()), "the waiting candidate leads once the frozen leader's TTL passed",
+                    () -> waiting.leadership().isPresent());
+            long term = waiting.leadership().orElseThrow().fencingToken();
+            assertThat(term).isGreaterThan(leader.token());
+            assertThat(register.write(term, 2)).isTrue();
+        } finally {
+            leader.signal("CONT");
+        }
+        String told = leader.nextLine(kit.renewInterval().plus(kit.slack()));
+        assertThat(told).as("what the resumed leader's lease says").startsWith("LOST ");
+        // The resumed leader's write, fenced by its old term, comes after the new leader's: refused.
+        assertThat(register.write(leader.token(), 3)).isFalse();
+        assertThat(register.value()).isEqualTo(2);
+        waiting.close();
+    }
+
+    @Test
     @DisplayName("a leader cut off from the server has stopped leading, and is told LOST, by the time the next leader is elected; its fenced write after the next leader's is refused")
     void partitionedLeaderIsDeposed() {
         String election = kit.newName();

@@ -128,6 +128,14 @@ public abstract class LockFaultContractTest extends LockContractTest {
     }
 
     @Nested
+    @DisplayName("19. semaphores and read-write locks through faults")
+    class SharedRecipeFaults extends SharedRecipeFaultClauses {
+        SharedRecipeFaults() {
+            super(LockFaultContractTest.this);
+        }
+    }
+
+    @Nested
     @DisplayName("16. an election's leader losing its lease")
     class ElectionFaults extends ElectionFaultClauses {
         ElectionFaults() {

@@ -63,6 +63,11 @@ public final class LockHistory {
         };
     }
 
+    /** An event recorded elsewhere (another process, on the machine's monotonic clock). */
+    public void record(Event event) {
+        events.add(event);
+    }
+
     public void granted(String name, long token, String holder) {
         events.add(new Event(Kind.GRANT, name, token, holder, System.nanoTime()));
     }

@@ -368,8 +368,15 @@ abstract class SharedRecipeClauses {
         }).as("the write lock is free once both holds are released").contains(true);
     }
 
-    /** Where the client offers no shared recipes (the migrating step), that is all this clause checks. */
     private boolean refusedHere() {
+        return refused(kit);
+    }
+
+    /**
+     * Where the client offers no shared recipes (the migrating step), that they are refused with
+     * {@code CONFIGURATION} is all a shared-recipe clause checks: true then.
+     */
+    static boolean refused(LockKit kit) {
         if (kit.offersSharedRecipes()) {
             return false;
         }

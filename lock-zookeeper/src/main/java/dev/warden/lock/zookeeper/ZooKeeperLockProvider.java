@@ -26,6 +26,11 @@ import java.util.List;
  * The fencing token is the holder node's {@code czxid}, which increases across the ensemble and
  * never restarts, unlike the sequence suffix.
  *
+ * <p>A shared name (semaphore, read-write lock) queues the same way under its own container
+ * {@code /<namespace>/%shared-<encoded name>}, each entry's node name carrying its weight and limit;
+ * an entry holds once the weights ahead of it and its own fit its limit, and its token is its czxid.
+ * Operators' listing and forced releases cover locks only and skip these.
+ *
  * <p>Option {@code warden.lock.zookeeper.lost-on}: {@code suspended} (default) ends every lease as
  * soon as the connection is suspended, as Curator's tech note 14 advises, since from then on the
  * client cannot tell whether its session still lives; {@code lost} keeps leases through a suspension

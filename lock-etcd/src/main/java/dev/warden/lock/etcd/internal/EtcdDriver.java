@@ -8,6 +8,8 @@ import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.LeaseGrantRequest;
@@ -40,12 +42,14 @@ import java.util.stream.Collectors;
 
 /**
  * The etcd driver: one gRPC channel ({@link Calls}), one session (lease) at a time, and the queue
- * algorithm of {@link EtcdAttempt}. See {@code EtcdLockProvider} for the model.
+ * algorithm of {@link EtcdAttempt}; shared names (semaphores, read-write locks) are {@link SharedLocks}'s,
+ * dispatched to by the grant's class. See {@code EtcdLockProvider} for the model.
  *
  * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
  * the session listener are volatile; the executors and the channel are thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver {
+public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver,
+        SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -56,6 +60,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     private final Calls calls;
     private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final AtomicLong attempts = new AtomicLong();
+    private final SharedLocks shared = new SharedLocks(this);
 
     private Session current;
     private CompletableFuture<Session> granting;
@@ -233,9 +238,23 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         if (closed) {
             throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
         }
-        String unique = clientId + "-" + Long.toHexString(attempts.incrementAndGet());
+        String unique = unique();
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
                 Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner + " " + unique);
+    }
+
+    /** An attempt at a share of the shared name {@code name}, in its own queue ({@link SharedLocks}). */
+    @Override
+    public LockAttempt attemptShared(String name, String owner, Share share) {
+        if (closed) {
+            throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
+        }
+        return shared.attempt(name, owner, share, unique());
+    }
+
+    /** This attempt's id, unique to the driver: it tells its entry and marker from every other attempt's. */
+    private String unique() {
+        return clientId + "-" + Long.toHexString(attempts.incrementAndGet());
     }
 
     /**
@@ -246,6 +265,9 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
      */
     @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        if (grant instanceof SharedGrant sg) {
+            return shared.renew(sg, ttl);
+        }
         EtcdGrant g = (EtcdGrant) grant;
         if (!g.session().isAlive()) {
             return CompletableFuture.completedFuture(false);
@@ -286,6 +308,10 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
 
     @Override
     public CompletionStage<Boolean> evicted(Grant grant) {
+        if (grant instanceof SharedGrant) {
+            // Operators evict locks' holders only.
+            return CompletableFuture.completedFuture(false);
+        }
         EtcdGrant g = (EtcdGrant) grant;
         String prefix = g.key().substring(0, g.key().lastIndexOf('/') + 1);
         return Holders.evicted(calls, prefix, g.createRevision());
@@ -294,6 +320,11 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     /** The namespace's floor, raised by {@link TokenFloor}. */
     @Override
     public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        if (grant instanceof SharedGrant) {
+            // The migrating step, the floor's only user, offers no shared names.
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.PROTOCOL,
+                    "the token floor is raised for locks only, not for a share of a shared name"));
+        }
         return TokenFloor.raise(calls, (EtcdGrant) grant, floor);
     }
 
@@ -305,6 +336,9 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     /** Deletes the key only while its create revision is the granted one; a stale retry deletes nothing. */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
+        if (grant instanceof SharedGrant sg) {
+            return shared.release(sg);
+        }
         EtcdGrant g = (EtcdGrant) grant;
         CompletableFuture<Boolean> done = guardedDelete(g.key(), g.createRevision()).thenApply(TxnResponse::getSucceeded);
         done.whenComplete((removed, error) -> {
@@ -354,6 +388,8 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
             s = current;
             current = null;
         }
+        // Before the channel goes: waiting shared attempts fail with CLOSED rather than a watch error.
+        shared.close();
         try {
             if (s != null) {
                 s.close();

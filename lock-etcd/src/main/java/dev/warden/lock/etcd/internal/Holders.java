@@ -81,12 +81,17 @@ final class Holders {
      * Every lock of the namespace with a queue: the floor, then ranges of {@value #PAGE} keys over the
      * namespace's prefix (the namespace's own keys, {@code !...}, skipped), the oldest entry of each lock
      * kept. Cost per holder: its entries' share of a range (about {@value #PAGE} entries per round trip).
+     *
+     * <p>Listings cover locks only: the entries of shared names (semaphores, read-write locks, under
+     * {@code !shared/}) have no single holder and are skipped with the other {@code !} keys. The ranges start
+     * just after them ({@code '"'}, the byte after {@code '!'}, below every byte an encoded name starts
+     * with), so many waiting permits cost a listing nothing; the check in {@link #page} stays as a guard.
      */
     static CompletableFuture<List<NamedHolder>> list(Calls calls, String namespace) {
         String ns = Keys.encode(namespace) + "/";
         ByteString end = Requests.prefixEnd(Requests.bytes(ns));
         return calls.unary("a read of the token floor", KVGrpc.getRangeMethod(), Requests.get(Requests.bytes(Keys.floor(namespace))))
-                .thenCompose(floor -> page(calls, ns, Requests.bytes(ns), end, new java.util.TreeMap<>())
+                .thenCompose(floor -> page(calls, ns, Requests.bytes(ns + "\""), end, new java.util.TreeMap<>())
                         .thenApply(oldest -> {
                             long base = Requests.floor(floor);
                             List<NamedHolder> holders = new ArrayList<>(oldest.size());

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Markers of abandoned attempts whose creation was never confirmed live under
  * {@code enc(ns) + "/!/"}, the namespace's token floor at {@code enc(ns) + "/!floor"} and its fencing
  * epoch at {@code enc(ns) + "/!epoch"}: {@code '!'} is always encoded in a name, so none is anybody's queue.
+ * Shared names (semaphores, read-write locks) queue under {@code enc(ns) + "/!shared/" + enc(name) + "/"}
+ * ({@link #sharedPrefix}), apart from the lock of the same name.
  */
 public final class Keys {
 
@@ -24,6 +26,15 @@ public final class Keys {
     /** The prefix of every queue entry of one lock, ending in {@code '/'}. */
     public static String queuePrefix(String namespace, String name) {
         return encode(namespace) + "/" + encode(name) + "/";
+    }
+
+    /**
+     * The prefix of every entry of the shared name {@code name}, ending in {@code '/'}: under the reserved
+     * {@code !shared/}, so a shared name and the lock of the same name never see each other's entries,
+     * and the operator's listings of locks (which skip every {@code '!'} key) never see them.
+     */
+    public static String sharedPrefix(String namespace, String name) {
+        return encode(namespace) + "/!shared/" + encode(name) + "/";
     }
 
     /**

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * A holder in its own JVM, so a test can kill it (SIGKILL) or freeze it (SIGSTOP) the way a real
  * process dies: its connection and its renewals go with it. Arguments: the lock name, then
- * {@code key=value} settings. Prints {@code GRANTED <token>} once it holds the lock, then waits.
+ * {@code key=value} settings. Prints {@code GRANTED <token>} once it holds the lock, then waits, and
+ * {@code LOST <reason>} if its lease is lost.
  */
 public final class HolderProcess {
 
@@ -34,11 +35,45 @@ public final class HolderProcess {
      */
     static final String CHILD_CONNECT_TIMEOUT = "60s";
 
+    /**
+     * The setting (outside {@code warden.lock.}, so the client ignores it) that says what the child takes:
+     * {@code lock} (the default), {@code permits:<n>/<count>} of a semaphore, or {@code read} of a
+     * read-write lock.
+     */
+    public static final String TAKE = "warden-holder.take";
+
     /** How long {@link #start} waits for the child's grant. */
     private static final Duration GRANT_DEADLINE = Duration.ofSeconds(90);
 
-    /** A started child that holds {@code name}. */
-    public record Child(Process process, long token) {
+    /**
+     * A started child that holds {@code name}; {@code out} reads what it prints after its grant
+     * ({@code LOST <reason>} once its lease is lost).
+     */
+    public record Child(Process process, long token, BufferedReader out) {
+
+        /** The child's next line, or null when none came within {@code wait}. */
+        public String nextLine(Duration wait) throws InterruptedException {
+            try {
+                return CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return out.readLine();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }).get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                return null;
+            }
+        }
+
+        /** Sends {@code signal} (e.g. {@code STOP}, {@code CONT}) to the child with {@code kill}. */
+        public void signal(String signal) throws IOException, InterruptedException {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).redirectErrorStream(true).start();
+            String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed: " + said);
+            }
+        }
     }
 
     private HolderProcess() {
@@ -52,8 +87,21 @@ public final class HolderProcess {
         }
         // Over the test's own: those settings are its clients', sized for a JVM that is already warm.
         settings.put("warden.lock.connect-timeout", CHILD_CONNECT_TIMEOUT);
+        String take = settings.getOrDefault(TAKE, "lock");
         LockClient client = LockClient.create(settings);
-        Lease lease = client.lock(args[0]).acquire();
+        Lease lease;
+        if (take.startsWith("permits:")) {
+            String[] nOf = take.substring("permits:".length()).split("/");
+            lease = client.semaphore(args[0], Integer.parseInt(nOf[1])).acquire(Integer.parseInt(nOf[0]));
+        } else if (take.equals("read")) {
+            lease = client.readWriteLock(args[0]).readLock().acquire();
+        } else {
+            lease = client.lock(args[0]).acquire();
+        }
+        lease.onLost(lost -> {
+            System.out.println("LOST " + lost.reason());
+            System.out.flush();
+        });
         System.out.println("GRANTED " + lease.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
@@ -101,7 +149,7 @@ public final class HolderProcess {
             throw new AssertionError("the holder process did not report its grant within " + GRANT_DEADLINE.toSeconds()
                     + " s (first line: " + granted + "); its standard error:\n" + tail(errors));
         }
-        return new Child(child, Long.parseLong(granted.substring("GRANTED ".length()).trim()));
+        return new Child(child, Long.parseLong(granted.substring("GRANTED ".length()).trim()), out);
     }
 
     private static String tail(Path file) {

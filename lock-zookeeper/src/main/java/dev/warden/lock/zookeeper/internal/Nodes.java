@@ -53,19 +53,24 @@ final class Nodes {
      * created (NoNode) is created again and the create retried, as Curator's own lock recipe does.
      */
     CompletableFuture<Created> create(String lockPath, byte[] data) {
-        return create(lockPath, data, 1);
+        return create(lockPath, Paths.NODE, data, 1);
     }
 
-    private CompletableFuture<Created> create(String lockPath, byte[] data, int attempt) {
+    /** As {@link #create(String, byte[])}, the child named {@code node} before its protection and sequence. */
+    CompletableFuture<Created> create(String parentPath, String node, byte[] data) {
+        return create(parentPath, node, data, 1);
+    }
+
+    private CompletableFuture<Created> create(String lockPath, String node, byte[] data, int attempt) {
         String what = "the create of a node under " + lockPath;
         return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
                         .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                        .inBackground(cb, executor).forPath(lockPath + "/" + Paths.NODE, data))
+                        .inBackground(cb, executor).forPath(lockPath + "/" + node, data))
                 .thenCompose(event -> {
                     if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE
                             && attempt < PARENT_REAPED_TRIES) {
                         log.debug("the parent of {} was reaped before the create; creating it again (try {})", lockPath, attempt + 1);
-                        return create(lockPath, data, attempt + 1);
+                        return create(lockPath, node, data, attempt + 1);
                     }
                     CuratorEvent created = calls.check(what, event);
                     Stat stat = created.getStat();
@@ -112,6 +117,14 @@ final class Nodes {
         String what = "the watch on " + path;
         return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
                 .thenApply(event -> statOf(what, event));
+    }
+
+    /** Sets {@code watcher} on the children of {@code path}; completes with them, null when it is gone. */
+    CompletableFuture<List<String>> watchChildren(String path, Watcher watcher) {
+        String what = "the watch on the children of " + path;
+        return calls.call(what, cb -> curator.getChildren().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+                .thenApply(event -> KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE
+                        ? null : calls.check(what, event).getChildren());
     }
 
     /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */

@@ -13,6 +13,12 @@ import java.util.OptionalLong;
  * pushed up ({@code TokenFloorDriver}) has a persistent node {@code /<namespace>/%floor} holding the
  * floor in decimal: every grant's token is that floor (0 without one) plus its node's czxid. No lock's
  * path can be it: a name's {@code '%'} is always encoded as {@code %25}.
+ *
+ * <p>The namespace's own nodes all start with {@code '%'} ({@code %floor}, {@code %epoch},
+ * {@code %evicted-<encoded name>}, {@code %shared-<encoded name>}), so none is a lock's, and listing
+ * the namespace's locks skips them. A shared name (semaphore, read-write lock) queues under
+ * {@code /<namespace>/%shared-<encoded name>} ({@link SharedQueue}): apart from the lock of the same
+ * name, and never listed, read or evicted as one.
  */
 public final class Paths {
 
@@ -20,6 +26,8 @@ public final class Paths {
     static final String NODE = "lock-";
     /** The name of the namespace's token floor node. */
     static final String FLOOR = "%floor";
+    /** The prefix of a shared name's parent node within the namespace. */
+    static final String SHARED = "%shared-";
 
     private Paths() {
     }
@@ -27,6 +35,14 @@ public final class Paths {
     /** {@code /<namespace>/<encoded name>}. */
     public static String lockPath(String namespace, String name) {
         return "/" + namespace + "/" + encode(name);
+    }
+
+    /**
+     * {@code /<namespace>/%shared-<encoded name>}: a shared name's queue, a container node like a
+     * lock's. No lock's path, as an encoded name's {@code '%'} is always followed by two hex digits.
+     */
+    public static String sharedPath(String namespace, String name) {
+        return "/" + namespace + "/" + SHARED + encode(name);
     }
 
     /** Problems with a namespace as a ZooKeeper path element; empty when it is usable. */

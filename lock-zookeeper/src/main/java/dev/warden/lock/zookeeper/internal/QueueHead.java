@@ -41,14 +41,17 @@ final class QueueHead {
 
     /**
      * Every lock of the namespace with a queue: the namespace's children (its own nodes, {@code %...},
-     * skipped), then each lock's head read as {@link #read} does, all pipelined. Cost per holder: three
-     * requests (its children, the floor, its first node); one more for the namespace.
+     * skipped: the floor, epoch and eviction marks, and shared names' parents {@code %shared-...}, which
+     * operators' listing, reading and evicting do not cover), then each lock's head read as
+     * {@link #read} does, all pipelined. Cost per holder: three requests (its children, the floor, its
+     * first node); one more for the namespace.
      */
     static CompletableFuture<List<NamedHolder>> list(Nodes nodes, String namespacePath) {
         return nodes.children(namespacePath).thenCompose(children -> {
             List<CompletableFuture<Optional<NamedHolder>>> reads = new ArrayList<>();
             for (String child : children) {
                 if (child.startsWith("%")) {
+                    // The namespace's own nodes and shared names' queues: never a lock's (see Paths).
                     continue;
                 }
                 String name = Paths.decode(child);

@@ -2,7 +2,6 @@ package dev.warden.lock.zookeeper.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.LockAttempt;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
@@ -23,7 +22,7 @@ import java.util.concurrent.CompletionStage;
  * guarded by {@code this}; lock-api never runs two calls of one attempt at once, but watches and the
  * driver's interrupts arrive on other threads.
  */
-final class ZooKeeperAttempt implements LockAttempt {
+final class ZooKeeperAttempt implements TrackedAttempt {
 
     private final ZooKeeperDriver driver;
     private final String name;
@@ -163,9 +162,9 @@ final class ZooKeeperAttempt implements LockAttempt {
     /**
      * The node ahead changed (deleted), or the session ended (the queue entry is gone, which the next
      * poll reports). A disconnection alone does not wake: ZooKeeper sets the watch again when it
-     * reconnects, and fires it then if the node went away meanwhile.
+     * reconnects, and fires it then if the node went away meanwhile. Shared attempts wake alike.
      */
-    private static boolean wakes(WatchedEvent event) {
+    static boolean wakes(WatchedEvent event) {
         if (event.getType() != Watcher.Event.EventType.None) {
             return true;
         }
@@ -193,7 +192,8 @@ final class ZooKeeperAttempt implements LockAttempt {
     }
 
     /** The session expired or the client closed: wake the loop so its next poll says so. */
-    void interrupt() {
+    @Override
+    public void interrupt() {
         CompletableFuture<Void> w;
         synchronized (this) {
             w = waiting;
@@ -204,7 +204,8 @@ final class ZooKeeperAttempt implements LockAttempt {
     }
 
     /** The driver closed: a pending wait fails with CLOSED. */
-    void closed() {
+    @Override
+    public void closed() {
         CompletableFuture<Void> w;
         synchronized (this) {
             w = waiting;

@@ -7,6 +7,8 @@ import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -37,8 +39,9 @@ import java.util.function.Consumer;
  * The ZooKeeper driver, on one Curator client whose session is the lease: its timeout is the
  * configured TTL, and a grant lives as long as its ephemeral node and the session that owns it.
  * The session's connection states are {@link ZooKeeperSession}'s, the node operations
- * {@link Nodes}', the queue algorithm {@link ZooKeeperAttempt}'s; this class renews, releases,
- * admits grants and cleans up after them.
+ * {@link Nodes}', the queue algorithm {@link ZooKeeperAttempt}'s (a shared name's
+ * {@link SharedAttempt}'s, whose grants are renewed and released as a lock's: through their node);
+ * this class renews, releases, admits grants and cleans up after them.
  *
  * <p>With {@code lost-on=lost}, renewals fail while the connection is SUSPENDED (they neither
  * confirm nor deny), so a lease survives a blip shorter than its validity and expires otherwise. A
@@ -51,7 +54,7 @@ import java.util.function.Consumer;
  * collections, {@code closed} is atomic.
  */
 public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
-        HolderListingDriver {
+        HolderListingDriver, SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
     private static final AtomicInteger DRIVERS = new AtomicInteger();
@@ -72,7 +75,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
     private final Security security;
     private final long ttlNanos;
     private final Map<String, ZooKeeperGrant> grants = new ConcurrentHashMap<>();
-    private final Set<ZooKeeperAttempt> attempts = ConcurrentHashMap.newKeySet();
+    private final Set<TrackedAttempt> attempts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Consumer<Throwable> sessionLost = cause -> { };
 
@@ -87,7 +90,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         this.calls = new Calls(executor, config.requestTimeout(), servers);
         this.nodes = new Nodes(curator, executor, calls);
         this.numbers = new RisingNumbers(nodes);
-        this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(ZooKeeperAttempt::interrupt));
+        this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(TrackedAttempt::interrupt));
         session.onLost(cause -> {
             if (!grants.isEmpty()) {
                 log.warn("{}: {} lease(s) lost", cause.getMessage(), grants.size());
@@ -184,6 +187,16 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         return attempt;
     }
 
+    /** An entry under the name's own parent, {@code /<ns>/%shared-<encoded name>} ({@link SharedQueue}). */
+    @Override
+    public LockAttempt attemptShared(String name, String owner, Share share) {
+        checkOpen();
+        SharedAttempt attempt = new SharedAttempt(this, name, Paths.sharedPath(namespace, name), share,
+                owner.getBytes(StandardCharsets.UTF_8));
+        attempts.add(attempt);
+        return attempt;
+    }
+
     /**
      * Still mine: the grant is from the current connection epoch and its node exists with the same
      * czxid. While the connection is suspended (only with {@code lost-on=lost}) this fails rather than
@@ -191,7 +204,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
      */
     @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
-        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        ZooKeeperGrant g = ZooKeeperGrant.held(grant);
         checkOpen();
         long sentAt = System.nanoTime();
         if (g.epoch() != session.epoch()) {
@@ -220,7 +233,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
      */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
-        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        ZooKeeperGrant g = ZooKeeperGrant.held(grant);
         checkOpen();
         grants.remove(g.path(), g);
         g.cancelCleanup();
@@ -248,7 +261,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         return calls.bounded("reading the holder of " + lockPath, QueueHead.read(nodes, lockPath));
     }
 
-    /** The namespace's children, then each lock's head ({@link QueueHead#list}). */
+    /** The namespace's children, then each lock's head ({@link QueueHead#list}); shared names are not listed. */
     @Override
     public CompletionStage<List<NamedHolder>> holders(Duration limit) {
         checkOpen();
@@ -298,7 +311,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        for (ZooKeeperAttempt a : List.copyOf(attempts)) {
+        for (TrackedAttempt a : List.copyOf(attempts)) {
             a.closed();
         }
         try {
@@ -339,7 +352,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         return curator.getZookeeperClient().getZooKeeper();
     }
 
-    void forget(ZooKeeperAttempt attempt) {
+    void forget(TrackedAttempt attempt) {
         attempts.remove(attempt);
     }
 

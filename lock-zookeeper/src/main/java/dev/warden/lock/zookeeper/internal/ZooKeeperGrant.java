@@ -35,9 +35,18 @@ final class ZooKeeperGrant implements Grant {
         this.confirmedAtNanos = confirmedAtNanos;
     }
 
+    /** The node behind a lock's or a shared name's grant: both are renewed and released alike. */
+    static ZooKeeperGrant held(Grant grant) {
+        return grant instanceof SharedGrant s ? s.node() : of(grant);
+    }
+
+    /** A lock's grant; a shared name's is refused (evictions and token floors cover locks only). */
     static ZooKeeperGrant of(Grant grant) {
         if (grant instanceof ZooKeeperGrant g) {
             return g;
+        }
+        if (grant instanceof SharedGrant) {
+            throw new IllegalArgumentException("evictions and token floors cover locks, not shared names: " + grant);
         }
         throw new IllegalArgumentException("not a ZooKeeper grant: " + grant);
     }

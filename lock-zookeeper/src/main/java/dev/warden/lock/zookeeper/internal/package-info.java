@@ -2,7 +2,8 @@
  * The ZooKeeper driver behind {@link dev.warden.lock.zookeeper.ZooKeeperLockProvider}:
  * {@link ZooKeeperDriver}, on one Curator client whose session is the lease, with the session's
  * connection states and epochs ({@code ZooKeeperSession}), the node operations ({@code Nodes}), one
- * contender's place in a lock's queue ({@code ZooKeeperAttempt}) and Curator calls bounded by the
+ * contender's place in a lock's queue ({@code ZooKeeperAttempt}), a shared name's queue and grant rule
+ * ({@code SharedQueue}, {@code SharedAttempt}, {@code SharedGrant}) and Curator calls bounded by the
  * request timeout ({@code Calls}, {@code RetryWithinDeadline}). {@link Paths} is where a lock's nodes
  * live; {@link Endpoints} and {@link Security} read the settings, and {@code Namespaces} and
  * {@code AuthAfterConnect} apply the security ones. Internal to Warden: no compatibility promise.
