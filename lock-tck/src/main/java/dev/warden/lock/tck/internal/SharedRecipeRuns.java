@@ -34,8 +34,9 @@ public final class SharedRecipeRuns {
      * @param grants grants per process, as each counted them
      * @param history every process's events
      * @param violations what the check found; empty when the run was clean
+     * @param grantsByWeight how many grants of each weight (permits, 1 for a reader, {@link #WRITER}) were seen
      */
-    public record Outcome(List<Long> grants, LockHistory history, List<String> violations) {
+    public record Outcome(List<Long> grants, LockHistory history, List<String> violations, Map<Integer, Long> grantsByWeight) {
     }
 
     /**
@@ -90,7 +91,9 @@ public final class SharedRecipeRuns {
         for (long g : grants) {
             counted.add(g);
         }
-        return new Outcome(counted, history, problems);
+        Map<Integer, Long> byWeight = new java.util.TreeMap<>();
+        weights.values().forEach(w -> byWeight.merge(w, 1L, Long::sum));
+        return new Outcome(counted, history, problems, byWeight);
     }
 
     private static void read(Process child, String holder, String name, LockHistory history, Map<String, Integer> weights,
