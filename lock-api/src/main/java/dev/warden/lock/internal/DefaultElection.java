@@ -2,17 +2,12 @@ package dev.warden.lock.internal;
 
 import dev.warden.lock.Candidacy;
 import dev.warden.lock.Election;
-import dev.warden.lock.FencingEpoch;
 import dev.warden.lock.LeadershipListener;
-import dev.warden.lock.LockException;
 import dev.warden.lock.internal.config.LockNames;
-import dev.warden.lock.spi.HolderReadingDriver;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 
 /**
  * An election: the lock {@code election:<name>}, whose grants are made out to owners that end in
@@ -60,27 +55,9 @@ final class DefaultElection implements Election {
 
     @Override
     public Optional<Leader> leader() {
-        if (!(parts.driver() instanceof HolderReadingDriver reader)) {
-            throw new LockException(LockException.Reason.CONFIGURATION, "the " + parts.config().backend()
-                    + " driver cannot read a lock's holder, so an election's leader cannot be observed");
-        }
-        String lockName = LOCK_PREFIX + name;
-        Optional<HolderReadingDriver.Holder> holder;
-        try {
-            holder = Await.uninterruptibly(reader.holder(lockName).toCompletableFuture(),
-                    parts.config().requestTimeout().multipliedBy(2));
-        } catch (ExecutionException e) {
-            Throwable cause = Outage.unwrap(e.getCause());
-            if (cause instanceof LockException le) {
-                throw new LockException(le.reason(), "reading the leader of election '" + name + "': " + le.getMessage(), le);
-            }
-            throw new LockException(LockException.Reason.UNAVAILABLE, "reading the leader of election '" + name + "' failed", cause);
-        } catch (TimeoutException e) {
-            throw new LockException(LockException.Reason.UNAVAILABLE, "reading the leader of election '" + name
-                    + "' took longer than twice the request timeout", e);
-        }
-        return holder.map(h -> new Leader(candidateOf(h.owner()),
-                FencingEpoch.compose(parts.settings().fencingEpoch(), h.token())));
+        // The operator's read of the election's lock: one server read, the token under this client's epoch.
+        return new DefaultLockAdmin(parts).holder(LOCK_PREFIX + name)
+                .map(h -> new Leader(candidateOf(h.holderId()), h.token()));
     }
 
     /** The candidate id an owner was made out to; a holder that took the lock directly shows its owner. */
