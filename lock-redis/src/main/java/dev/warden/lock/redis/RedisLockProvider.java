@@ -40,6 +40,16 @@ import java.util.List;
  *       remaining TTL, at most one second.</li>
  * </ul>
  *
+ * <p>A shared name (a semaphore's {@code semaphore:<name>}, a read-write lock's {@code rw:<name>}) keeps
+ * its queue under the same hash tag, in keys of its own: {@code {<namespace>:<name>}:shared:queue} (a
+ * sorted set of entry ids in arrival order), {@code :shared:entries} (a hash of each entry's token,
+ * weight, limit, expiry and whether it is granted, and the sum of the weights; both keys expire with
+ * their last entry), {@code :shared:fence} (the last token, never expiring) and the channel
+ * {@code :shared:changed}. Each poll is one script that drops expired entries ahead, refreshes the
+ * caller's and grants it when it fits behind them; a waiter polls at least every second (a fifth of the
+ * TTL when that is shorter). A lock-only ACL user needs {@code +hget +hset +hdel +zadd +zrem
+ * +zrevrangebyscore} besides for them.
+ *
  * <p>Credentials as settings, as an alternative to the endpoint's user-info:
  * {@code warden.lock.redis.username} (an ACL user; the default user when unset) and one of
  * {@code warden.lock.redis.password}, {@code warden.lock.redis.password-file} (a file holding the

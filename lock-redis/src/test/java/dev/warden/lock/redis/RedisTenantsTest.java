@@ -51,7 +51,8 @@ class RedisTenantsTest {
         return List.of("ACL", "SETUSER", user, "reset", "on", ">" + password,
                 "~{" + namespace + ":*", "&{" + namespace + ":*",
                 "+@connection", "+script|load", "+evalsha", "+eval", "+get", "+set", "+del", "+exists", "+pexpire",
-                "+pttl", "+time", "+publish", "+spublish", "+subscribe", "+ssubscribe", "+unsubscribe", "+sunsubscribe");
+                "+pttl", "+time", "+publish", "+spublish", "+subscribe", "+ssubscribe", "+unsubscribe", "+sunsubscribe",
+                "+hget", "+hset", "+hdel", "+zadd", "+zrem", "+zrevrangebyscore");
     }
 
     @BeforeAll

@@ -41,7 +41,8 @@ class RedisTlsLockContractTest extends LockFaultContractTest {
     static void lockOnlyUser() {
         redis.server().command("ACL", "SETUSER", USER, "reset", "on", ">" + PASSWORD, "~{tck-*", "&{tck-*",
                 "+@connection", "+script|load", "+evalsha", "+eval", "+get", "+set", "+del", "+exists", "+pexpire",
-                "+pttl", "+time", "+publish", "+spublish", "+subscribe", "+ssubscribe", "+unsubscribe", "+sunsubscribe");
+                "+pttl", "+time", "+publish", "+spublish", "+subscribe", "+ssubscribe", "+unsubscribe", "+sunsubscribe",
+                "+hget", "+hset", "+hdel", "+zadd", "+zrem", "+zrevrangebyscore");
     }
 
     /** A server with its plain port (for testkit and assertions) and a TLS port that requires a client certificate. */

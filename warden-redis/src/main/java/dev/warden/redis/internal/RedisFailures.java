@@ -27,6 +27,7 @@ public final class RedisFailures {
     private static final String NOT_SENT = "Currently not connected";
     /** Server errors that refuse credentials or permissions: never retried. */
     private static final List<String> DENIED = List.of("WRONGPASS", "NOAUTH", "NOPERM");
+    private static final String SCRIPT_DENIED = "ERR The user executing the script can't run";
     /** How deep into causes and suppressed exceptions to look; Lettuce's chains are short. */
     private static final int MAX_DEPTH = 8;
 
@@ -50,6 +51,10 @@ public final class RedisFailures {
                     if (m.startsWith(code)) {
                         return m;
                     }
+                }
+                // Redis 7.0 reports a command a script may not run as a plain error, not NOPERM.
+                if (m.startsWith(SCRIPT_DENIED)) {
+                    return m;
                 }
             }
             for (Throwable suppressed : t.getSuppressed()) {

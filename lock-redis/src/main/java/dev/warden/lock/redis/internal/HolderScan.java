@@ -21,7 +21,9 @@ import java.util.function.Function;
  * primary in turn), a page of {@value #PAGE} keys per call so no call holds the server for long, then
  * each lock key's value ({@code owner:token}) by the read script, pipelined. A lock released between
  * the two reads is left out. Cost per holder: one script call, plus its share of the scan (the scan
- * walks the whole keyspace of each primary, about {@value #PAGE} keys per round trip). Stateless.
+ * walks the whole keyspace of each primary, about {@value #PAGE} keys per round trip). Shared names'
+ * keys ({@link SharedKeys}: {@code {<ns>:<name>}:shared:...}) never end in {@code }:lock}, so the match
+ * skips them: listing covers locks only, not semaphores or read-write locks. Stateless.
  */
 final class HolderScan {
 

@@ -9,13 +9,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One contender for one lock: runs the acquire script, and between polls waits for a release
- * message or, as a fallback for a holder that expires without releasing or a message lost in a
- * reconnect, the holder's remaining TTL capped at {@link #MAX_BACKOFF_MILLIS}.
+ * One contender for one lock: runs the acquire script, and between polls waits ({@link ChannelWait})
+ * for a release message or, as a fallback for a holder that expires without releasing or a message
+ * lost in a reconnect, the holder's remaining TTL capped at {@link #MAX_BACKOFF_MILLIS}.
  *
  * <p>An uncontended acquire costs one round trip: the first poll runs before any subscription.
  * Only when it finds the lock held does {@link #changed()} subscribe to the release channel, and it
@@ -24,9 +22,7 @@ import java.util.concurrent.TimeUnit;
  * pending (during a poll) is remembered, so the next {@code changed()} completes at once. A grant or
  * {@link #abandon()} ends the attempt and unsubscribes.
  *
- * <p>Concurrency: {@code subscribed}, {@code ended}, {@code releasedSincePoll}, {@code holderPttl},
- * {@code waiting} and {@code fallback} are guarded by {@code this}; release messages arrive on the
- * pub/sub connection's thread, polls' answers on the command connection's.
+ * <p>Concurrency: {@code holderPttl} is guarded by {@code this}; the wait guards its own state.
  */
 final class RedisAttempt implements LockAttempt {
 
@@ -36,32 +32,26 @@ final class RedisAttempt implements LockAttempt {
     private final String name;
     private final String owner;
     private final Keys keys;
-    private CompletableFuture<Void> subscribed;
+    private final ChannelWait wait;
 
-    private boolean ended;
-    private boolean releasedSincePoll;
     private long holderPttl = -1;
-    private CompletableFuture<Void> waiting;
-    private ScheduledFuture<?> fallback;
 
     RedisAttempt(RedisDriver driver, String name, String owner, Keys keys) {
         this.driver = driver;
         this.name = name;
         this.owner = owner;
         this.keys = keys;
+        this.wait = new ChannelWait(driver, keys.channel(), "lock '" + name + "'");
     }
 
     @Override
     public CompletionStage<Optional<Grant>> poll(Duration ttl) {
         long ttlMillis = RedisDriver.ttlMillis(ttl);
-        synchronized (this) {
-            if (driver.isClosed()) {
-                return CompletableFuture.failedFuture(closedException());
-            }
-            if (ended) {
-                return CompletableFuture.failedFuture(new IllegalStateException("attempt on lock '" + name + "' has ended"));
-            }
-            releasedSincePoll = false;
+        if (driver.isClosed()) {
+            return CompletableFuture.failedFuture(ChannelWait.closedException());
+        }
+        if (!wait.polling()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("attempt on lock '" + name + "' has ended"));
         }
         return driver.calls().retrying("the acquire script for lock '" + name + "'",
                 () -> driver.scripts().acquire(keys, owner, ttlMillis).thenApply(this::granted),
@@ -74,7 +64,7 @@ final class RedisAttempt implements LockAttempt {
                     + name + "': " + reply);
         }
         if (flag == 1L) {
-            end();
+            wait.end();
             return Optional.of(new RedisGrant(keys, owner + ":" + value, value));
         }
         synchronized (this) {
@@ -84,104 +74,23 @@ final class RedisAttempt implements LockAttempt {
     }
 
     @Override
-    public synchronized CompletionStage<Void> changed() {
-        if (driver.isClosed()) {
-            return CompletableFuture.failedFuture(closedException());
+    public CompletionStage<Void> changed() {
+        long pttl;
+        synchronized (this) {
+            pttl = holderPttl;
         }
-        if (ended || releasedSincePoll) {
-            releasedSincePoll = false;
-            return CompletableFuture.completedFuture(null);
-        }
-        if (subscribed == null) {
-            subscribed = driver.subscriptions().join(keys.channel(), this);
-            return driver.calls().bounded("the subscription to lock '" + name + "'", subscribed);
-        }
-        long delay = holderPttl >= 0 ? Math.min(holderPttl + 1, MAX_BACKOFF_MILLIS) : MAX_BACKOFF_MILLIS;
-        CompletableFuture<Void> w = new CompletableFuture<>();
-        waiting = w;
-        fallback = driver.calls().schedule(() -> wake(w), delay, TimeUnit.MILLISECONDS);
-        if (fallback == null) {
-            takeWaiting();
-            return CompletableFuture.failedFuture(closedException());
-        }
-        return w;
+        return wait.changed(pttl >= 0 ? Math.min(pttl + 1, MAX_BACKOFF_MILLIS) : MAX_BACKOFF_MILLIS);
     }
 
     /** Whether a release was published since the last poll, to be reported by the next changed(). */
-    synchronized boolean releaseSeenSincePoll() {
-        return releasedSincePoll;
+    boolean releaseSeenSincePoll() {
+        return wait.messageSincePoll();
     }
 
     /** Abandoning only stops listening: a Redis attempt leaves nothing queued on the server. */
     @Override
     public CompletionStage<Void> abandon() {
-        end();
+        wait.end();
         return CompletableFuture.completedFuture(null);
-    }
-
-    /** A release was published on this lock's channel. */
-    void released() {
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            w = waiting;
-            if (w == null) {
-                releasedSincePoll = true;
-                return;
-            }
-        }
-        driver.calls().execute(() -> wake(w));
-    }
-
-    /** The driver closed: a pending wait fails, so the loop stops rather than waits for a timer that died. */
-    void closed() {
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            w = takeWaiting();
-        }
-        if (w != null) {
-            w.completeExceptionally(closedException());
-        }
-    }
-
-    private void wake(CompletableFuture<Void> w) {
-        synchronized (this) {
-            if (waiting == w) {
-                takeWaiting();
-            }
-        }
-        w.complete(null);
-    }
-
-    private void end() {
-        CompletableFuture<Void> w;
-        boolean joined;
-        synchronized (this) {
-            if (ended) {
-                return;
-            }
-            ended = true;
-            w = takeWaiting();
-            joined = subscribed != null;
-        }
-        if (joined) {
-            driver.subscriptions().leave(keys.channel(), this);
-        }
-        if (w != null) {
-            w.complete(null);
-        }
-    }
-
-    private CompletableFuture<Void> takeWaiting() {
-        CompletableFuture<Void> w = waiting;
-        waiting = null;
-        if (fallback != null) {
-            fallback.cancel(false);
-            fallback = null;
-        }
-        return w;
-    }
-
-    private static LockException closedException() {
-        return new LockException(LockException.Reason.CLOSED, "the lock client is closed");
     }
 }

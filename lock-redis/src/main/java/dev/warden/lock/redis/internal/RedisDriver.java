@@ -9,6 +9,8 @@ import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 import dev.warden.redis.internal.RedisAccess;
 import dev.warden.redis.internal.RedisFailures;
@@ -37,12 +39,15 @@ import reactor.core.Disposable;
  * disconnected rather than queue, so lock-api hears of an outage instead of waiting on it; Lettuce
  * reconnects in the background, at most {@link dev.warden.redis.internal.LettuceClients#MAX_RECONNECT_DELAY} apart, and
  * resubscribes; on a Cluster the driver also subscribes again wherever a topology change moved a slot.
+ * Shared names (semaphores, read-write locks) are {@link Shares}' business: their grants are
+ * {@link SharedGrant}s, dispatched there; the operator's features (holders, eviction, token floor)
+ * cover locks only.
  *
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts);
  * {@code closed} is atomic.
  */
 public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
-        HolderListingDriver {
+        HolderListingDriver, SharedLockDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
@@ -57,6 +62,7 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     private final Scripts scripts;
     private final Subscriptions subscriptions;
     private final Calls calls;
+    private final Shares shares;
     private final Disposable topologyWatch;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -69,6 +75,7 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
         this.calls = new Calls(connections.resources().eventExecutorGroup(), connections.resources().timer(),
                 config.requestTimeout(), endpoint, topology instanceof Topology.Cluster);
         this.subscriptions = new Subscriptions(connections.pubSub(), topology.channels(), calls);
+        this.shares = new Shares(this, namespace);
         // A Cluster's sharded subscriptions live on the node of their slot: after a failover or a
         // resharding, subscribe again where the slot is now (until then waiters fall back on backoff).
         this.topologyWatch = topology instanceof Topology.Cluster
@@ -185,7 +192,18 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     }
 
     @Override
+    public LockAttempt attemptShared(String name, String owner, Share share) {
+        checkOpen();
+        return shares.attempt(name, owner, share);
+    }
+
+    @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        if (grant instanceof SharedGrant s) {
+            long ttlMillis = ttlMillis(ttl);
+            checkOpen();
+            return shares.renew(s, ttlMillis);
+        }
         RedisGrant g = RedisGrant.of(grant);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
@@ -211,15 +229,22 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
                 () -> scripts.evict(keys, token, 2 * ttl.toMillis()).thenApply(RedisDriver::isOne), late -> { });
     }
 
+    /** Operators evict locks, not shares: a shared grant was never evicted. */
     @Override
     public CompletionStage<Boolean> evicted(Grant grant) {
+        if (grant instanceof SharedGrant) {
+            return CompletableFuture.completedFuture(false);
+        }
         RedisGrant g = RedisGrant.of(grant);
         checkOpen();
         return calls.retrying("the read script for " + g.keys().evicted(), () -> scripts.read(g.keys().evicted())
                 .thenApply(mark -> Long.toString(g.fencingToken()).equals(mark)), late -> { });
     }
 
-    /** A bounded SCAN of the namespace's lock keys, then one read per key ({@link HolderScan}). */
+    /**
+     * A bounded SCAN of the namespace's lock keys, then one read per key ({@link HolderScan}); shared
+     * names' keys never match, so semaphores and read-write locks are not listed.
+     */
     @Override
     public CompletionStage<List<NamedHolder>> holders(Duration limit) {
         checkOpen();
@@ -270,14 +295,22 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
 
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
+        if (grant instanceof SharedGrant s) {
+            checkOpen();
+            return shares.release(s);
+        }
         RedisGrant g = RedisGrant.of(grant);
         checkOpen();
         return calls.retrying("the release script for " + g.keys().lock(),
                 () -> scripts.release(g.keys(), g.value()).thenApply(RedisDriver::isOne), late -> { });
     }
 
+    /** A shared grant is only released: its name has no one-step hand-off. */
     @Override
     public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
+        if (grant instanceof SharedGrant) {
+            return release(grant).thenApply(removed -> removed ? HandOff.releasedOnly() : HandOff.notOwner());
+        }
         RedisGrant g = RedisGrant.of(grant);
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
@@ -329,6 +362,10 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
 
     Calls calls() {
         return calls;
+    }
+
+    Shares shares() {
+        return shares;
     }
 
     /** Gives back a grant nobody will see (it arrived after its poll's deadline). */

@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  * The lock scripts, run by digest ({@link RedisScript#call}: EVAL of the source after NOSCRIPT, on
  * the node that owns the keys). (What is refused before it runs is retried by {@link Calls} until the
  * call's deadline.) On a Cluster, release messages go out with SPUBLISH, in
- * the lock's own shard.
+ * the lock's own shard. The {@code shared-*} scripts keep shared names' queues ({@link SharedKeys}).
  *
  * <p>Concurrency: immutable after construction.
  */
@@ -27,7 +27,10 @@ final class Scripts {
         FLOOR("floor.lua", ScriptOutputType.INTEGER),
         EPOCH("epoch.lua", ScriptOutputType.INTEGER),
         READ("read.lua", ScriptOutputType.VALUE),
-        EVICT("evict.lua", ScriptOutputType.INTEGER);
+        EVICT("evict.lua", ScriptOutputType.INTEGER),
+        SHARED_POLL("shared-poll.lua", ScriptOutputType.MULTI),
+        SHARED_RENEW("shared-renew.lua", ScriptOutputType.INTEGER),
+        SHARED_RELEASE("shared-release.lua", ScriptOutputType.INTEGER);
 
         final String resource;
         final ScriptOutputType output;
@@ -112,6 +115,31 @@ final class Scripts {
     /** 1 when the hold with {@code token} was ended (and published), 0 when the lock is free or another's. */
     CompletableFuture<Long> evict(Keys keys, long token, long markMillis) {
         return run(Script.EVICT, new String[] {keys.lock(), keys.evicted()}, Long.toString(token), Long.toString(markMillis),
+                keys.channel(), publish);
+    }
+
+    /**
+     * {@code {1, token, -1}} granted; {@code {0, token, ms until the soonest expiry ahead}} waiting. The entry
+     * is made on the first poll and whenever it had expired.
+     */
+    CompletableFuture<List<Object>> sharedPoll(SharedKeys keys, String id, int weight, int limit, long ttlMillis) {
+        return run(Script.SHARED_POLL, new String[] {keys.queue(), keys.entries(), keys.fence()}, id,
+                Integer.toString(weight), Integer.toString(limit), Long.toString(ttlMillis), keys.channel(), publish);
+    }
+
+    /** 1 when extended, 0 when the entry is gone, expired or not granted under {@code token}. */
+    CompletableFuture<Long> sharedRenew(SharedKeys keys, String id, long token, long ttlMillis) {
+        return run(Script.SHARED_RENEW, new String[] {keys.queue(), keys.entries()}, id, Long.toString(token),
+                Long.toString(ttlMillis), keys.channel(), publish);
+    }
+
+    /**
+     * 1 when the live entry was removed (and published), 0 when it was gone, expired or under another token.
+     *
+     * @param token the grant's token; 0 for the entry whatever its token (abandoning)
+     */
+    CompletableFuture<Long> sharedRelease(SharedKeys keys, String id, long token) {
+        return run(Script.SHARED_RELEASE, new String[] {keys.queue(), keys.entries()}, id, Long.toString(token),
                 keys.channel(), publish);
     }
 

@@ -15,13 +15,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Release channels on the driver's one pub/sub connection — plain channels, or sharded ones on a
- * Cluster (SSUBSCRIBE, routed to the node that owns the channel's slot) — counted by the attempts that listen,
- * so attempts on one name share a subscription and the last to leave unsubscribes. SUBSCRIBE and
- * UNSUBSCRIBE are sent while holding this object's lock, so they reach the server in the order the
- * counts changed and the server ends up subscribed exactly when someone listens. A channel the
- * server confirms or delivers that nobody listens to (a confirmation that came after its deadline,
- * Lettuce resubscribing after a reconnect what an unsent UNSUBSCRIBE left behind) is unsubscribed.
+ * Wake-up channels (a lock's releases, a shared name's changes) on the driver's one pub/sub
+ * connection — plain channels, or sharded ones on a Cluster (SSUBSCRIBE, routed to the node that owns
+ * the channel's slot) — counted by the attempts that listen ({@link ChannelWait}s), so attempts on one
+ * name share a subscription and the last to leave unsubscribes. SUBSCRIBE and UNSUBSCRIBE are sent
+ * while holding this object's lock, so they reach the server in the order the counts changed and the
+ * server ends up subscribed exactly when someone listens. A channel the server confirms or delivers
+ * that nobody listens to (a confirmation that came after its deadline, Lettuce resubscribing after a
+ * reconnect what an unsent UNSUBSCRIBE left behind) is unsubscribed.
  *
  * <p>A sharded subscription lives on one node: when the server drops it (its slot moved away) or the
  * driver sees the cluster's topology change (a failover), it is sent again, and lands where the slot
@@ -35,7 +36,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
     private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
 
     private static final class Channel {
-        final Set<RedisAttempt> listeners = new LinkedHashSet<>();
+        final Set<ChannelWait> listeners = new LinkedHashSet<>();
         CompletableFuture<Void> confirmed;
     }
 
@@ -58,7 +59,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
      *
      * @return completes once the server has confirmed the subscription
      */
-    synchronized CompletableFuture<Void> join(String channel, RedisAttempt attempt) {
+    synchronized CompletableFuture<Void> join(String channel, ChannelWait attempt) {
         if (closed) {
             return CompletableFuture.failedFuture(new LockException(LockException.Reason.CLOSED, "the lock client is closed"));
         }
@@ -71,7 +72,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
     }
 
     /** Removes a listener; the last one unsubscribes. */
-    synchronized void leave(String channel, RedisAttempt attempt) {
+    synchronized void leave(String channel, ChannelWait attempt) {
         Channel c = channels.get(channel);
         if (c == null || !c.listeners.remove(attempt) || !c.listeners.isEmpty()) {
             return;
@@ -84,13 +85,13 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     /** Tells every listener that the driver closed; nothing is sent, the connection is closing. */
     void close() {
-        List<RedisAttempt> attempts = new ArrayList<>();
+        List<ChannelWait> attempts = new ArrayList<>();
         synchronized (this) {
             closed = true;
             channels.values().forEach(c -> attempts.addAll(c.listeners));
             channels.clear();
         }
-        attempts.forEach(RedisAttempt::closed);
+        attempts.forEach(ChannelWait::closed);
     }
 
     /** Sends every listened channel's subscription again (after a topology change). */
@@ -127,7 +128,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     @Override
     public void message(String channel, String message) {
-        List<RedisAttempt> attempts;
+        List<ChannelWait> attempts;
         synchronized (this) {
             Channel c = channels.get(channel);
             if (c == null) {
@@ -136,7 +137,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
             }
             attempts = List.copyOf(c.listeners);
         }
-        attempts.forEach(RedisAttempt::released);
+        attempts.forEach(ChannelWait::message);
     }
 
     @Override

@@ -5,7 +5,8 @@
  * ({@code Topology}, {@link AddressMap}) and its Lettuce connections ({@code Connections}); the lock
  * scripts ({@code Scripts}, {@code Keys}) and the deadline and retries around every call
  * ({@code Calls}); one contender's polls and its wait for a release message ({@code RedisAttempt},
- * {@code Subscriptions}). What it shares with the quota engine about Redis (reading the endpoints,
+ * {@code ChannelWait}, {@code Subscriptions}); shared names' queues, attempts and grants ({@code Shares},
+ * {@code SharedKeys}, {@code SharedAttempt}, {@code SharedGrant}, the {@code shared-*} scripts). What it shares with the quota engine about Redis (reading the endpoints,
  * the login and TLS settings, client options, failures) is in warden-redis's {@code dev.warden.redis.internal}.
  * Internal to Warden: no compatibility promise.
  */
