@@ -2,12 +2,14 @@ package dev.warden.micrometer;
 
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
+import dev.warden.lock.Semaphore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Acquisitions as Micrometer observations (a span with a tracer, a timer with a meter handler):
@@ -31,9 +33,31 @@ public final class LockObservations {
 
     /** {@link DistributedLock#tryAcquire(Duration)}, observed. */
     public Optional<Lease> tryAcquire(DistributedLock lock, Duration wait) {
-        Observation observation = start(lock);
+        return observe(lock.name(), () -> lock.tryAcquire(wait));
+    }
+
+    /** {@link DistributedLock#acquire()}, observed. */
+    public Lease acquire(DistributedLock lock) {
+        return observe(lock.name(), () -> Optional.of(lock.acquire())).orElseThrow();
+    }
+
+    /** {@link Semaphore#tryAcquire(int, Duration)}, observed; {@code lock.name} is {@code semaphore:<name>}. */
+    public Optional<Lease> tryAcquire(Semaphore semaphore, int permits, Duration wait) {
+        return observe("semaphore:" + semaphore.name(), () -> semaphore.tryAcquire(permits, wait));
+    }
+
+    /** {@link Semaphore#acquire(int)}, observed. */
+    public Lease acquire(Semaphore semaphore, int permits) {
+        return observe("semaphore:" + semaphore.name(), () -> Optional.of(semaphore.acquire(permits))).orElseThrow();
+    }
+
+    private Optional<Lease> observe(String name, Supplier<Optional<Lease>> acquisition) {
+        Observation observation = Observation.createNotStarted(ACQUISITION, registry)
+                .contextualName("lock acquire")
+                .highCardinalityKeyValue("lock.name", name)
+                .start();
         try (Observation.Scope ignored = observation.openScope()) {
-            Optional<Lease> lease = lock.tryAcquire(wait);
+            Optional<Lease> lease = acquisition.get();
             lease.ifPresentOrElse(l -> acquired(observation, l),
                     () -> observation.lowCardinalityKeyValue("outcome", "timeout"));
             return lease;
@@ -44,29 +68,6 @@ public final class LockObservations {
         } finally {
             observation.stop();
         }
-    }
-
-    /** {@link DistributedLock#acquire()}, observed. */
-    public Lease acquire(DistributedLock lock) {
-        Observation observation = start(lock);
-        try (Observation.Scope ignored = observation.openScope()) {
-            Lease lease = lock.acquire();
-            acquired(observation, lease);
-            return lease;
-        } catch (RuntimeException e) {
-            observation.lowCardinalityKeyValue("outcome", "failed");
-            observation.error(e);
-            throw e;
-        } finally {
-            observation.stop();
-        }
-    }
-
-    private Observation start(DistributedLock lock) {
-        return Observation.createNotStarted(ACQUISITION, registry)
-                .contextualName("lock acquire")
-                .highCardinalityKeyValue("lock.name", lock.name())
-                .start();
     }
 
     private static void acquired(Observation observation, Lease lease) {

@@ -35,8 +35,12 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@value #FORCED_RELEASES} (counter)</td><td>holds an operator ended through this client
  *       ({@code LockAdmin.forceRelease}); the evicted holder's client counts a loss with reason {@code forced}</td></tr>
  * </table>
- * Every meter carries the tags given here (the starter adds {@code backend}); the lock name only with
- * {@link LockNameTag#INCLUDE}.
+ * Every meter carries the tags given here (the starter adds {@code backend}) and {@code kind}: {@code lock},
+ * {@code semaphore} (a semaphore's permits), {@code read-write} (either side of a read-write lock) or
+ * {@code election} (a leader's term: {@value #ACTIVE} with {@code kind=election} is 1 while this client
+ * leads an election, and {@value #ACQUIRE}'s count with it the terms won), read from the prefix lock-api
+ * gives each recipe's name ({@code semaphore:}, {@code rw:}, {@code election:}); a lock whose own name
+ * starts so counts there too. The lock name is a tag only with {@link LockNameTag#INCLUDE}.
  *
  * <p>Thread-safety: called on Warden's threads, concurrently; state is two concurrent maps keyed by
  * lock name and fencing token (one entry per lease held, one per renewal in flight). Time is the
@@ -70,10 +74,13 @@ public final class MicrometerLockObserver implements LockObserver {
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
         this.lockNameTag = Objects.requireNonNull(lockNameTag, "lockNameTag");
         this.clock = registry.config().clock();
-        Gauge.builder(ACTIVE, heldSince, ConcurrentMap::size)
-                .description("Leases held now")
-                .tags(this.tags)
-                .register(registry);
+        for (String kind : KINDS) {
+            Gauge.builder(ACTIVE, heldSince, held -> held.keySet().stream().filter(h -> kindOf(h.name()).equals(kind)).count())
+                    .description("Leases held now")
+                    .tags(this.tags)
+                    .tag("kind", kind)
+                    .register(registry);
+        }
     }
 
     @Override
@@ -158,7 +165,21 @@ public final class MicrometerLockObserver implements LockObserver {
     }
 
     private Tags tagsFor(String name) {
-        return lockNameTag == LockNameTag.INCLUDE ? tags.and("lock", name) : tags;
+        Tags kinded = tags.and("kind", kindOf(name));
+        return lockNameTag == LockNameTag.INCLUDE ? kinded.and("lock", name) : kinded;
+    }
+
+    private static final String[] KINDS = {"lock", "semaphore", "read-write", "election"};
+
+    /** The recipe a lease belongs to, by the prefix lock-api gives its name. */
+    static String kindOf(String name) {
+        if (name.startsWith("semaphore:")) {
+            return "semaphore";
+        }
+        if (name.startsWith("rw:")) {
+            return "read-write";
+        }
+        return name.startsWith("election:") ? "election" : "lock";
     }
 
     /** An enum constant as a tag value: {@code NOT_OWNER} is {@code not_owner}. */

@@ -65,11 +65,48 @@ class MicrometerLockObserverTest {
     class HeldAndReleased {
 
         @Test
+        @DisplayName("tags each recipe's leases with its kind: a semaphore's permits, a read-write lock's sides, a leader's term")
+        void kinds() throws Exception {
+            try (LockClient locks = client(LockNameTag.OMIT, "10s")) {
+                Lease permits = locks.semaphore("pool", 3).acquire(2);
+                Lease read = locks.readWriteLock("table").readLock().acquire();
+                java.util.concurrent.CompletableFuture<Lease> term = new java.util.concurrent.CompletableFuture<>();
+                dev.warden.lock.Candidacy candidacy = locks.election("scheduler").join("node-1",
+                        new dev.warden.lock.LeadershipListener() {
+                            @Override
+                            public void elected(Lease lease) {
+                                term.complete(lease);
+                            }
+
+                            @Override
+                            public void stepped(long t, dev.warden.lock.StepDown why, dev.warden.lock.LeaseLost lost) {
+                            }
+                        });
+                term.get(DEADLINE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                assertThat(active("semaphore")).isEqualTo(1.0);
+                assertThat(active("read-write")).isEqualTo(1.0);
+                Await.until(DEADLINE, "the leader's term shows", () -> active("election") == 1.0);
+                assertThat(active("lock")).isZero();
+                permits.release();
+                read.release();
+                candidacy.close();
+                assertThat(active("semaphore") + active("read-write") + active("election")).isZero();
+                assertThat(registry.get(MicrometerLockObserver.ACQUIRE).tag("kind", "election").timer().count()).isEqualTo(1);
+                assertThat(registry.get(MicrometerLockObserver.RELEASES).tag("kind", "semaphore").tag("outcome", "released")
+                        .counter().count()).isEqualTo(1.0);
+            }
+        }
+
+        private double active(String kind) {
+            return registry.get(MicrometerLockObserver.ACTIVE).tag("kind", kind).gauge().value();
+        }
+
+        @Test
         @DisplayName("times the wait and the hold, counts the release, and shows the lease as active while held")
         void grantHoldRelease() {
             try (LockClient locks = client(LockNameTag.OMIT, "10s")) {
                 Lease lease = locks.lock("merchant:1").acquire();
-                assertThat(registry.get(MicrometerLockObserver.ACTIVE).gauge().value()).isEqualTo(1.0);
+                assertThat(registry.get(MicrometerLockObserver.ACTIVE).tag("kind", "lock").gauge().value()).isEqualTo(1.0);
                 assertThat(lease.release()).isEqualTo(ReleaseOutcome.RELEASED);
 
                 Timer acquire = registry.get(MicrometerLockObserver.ACQUIRE).tag("backend", "redis").timer();
@@ -77,7 +114,7 @@ class MicrometerLockObserverTest {
                 assertThat(registry.get(MicrometerLockObserver.HELD).timer().count()).isEqualTo(1);
                 assertThat(registry.get(MicrometerLockObserver.RELEASES).tag("outcome", "released").counter().count())
                         .isEqualTo(1.0);
-                assertThat(registry.get(MicrometerLockObserver.ACTIVE).gauge().value()).isZero();
+                assertThat(registry.get(MicrometerLockObserver.ACTIVE).tag("kind", "lock").gauge().value()).isZero();
                 assertThat(lost("not_owner") + lost("expired") + lost("client_closed")).isZero();
             }
         }
@@ -148,7 +185,7 @@ class MicrometerLockObserverTest {
                         .isEqualTo(1.0);
                 assertThat(registry.get(MicrometerLockObserver.HELD).timer().count()).as("the hold ended at the loss")
                         .isEqualTo(1);
-                assertThat(registry.get(MicrometerLockObserver.ACTIVE).gauge().value()).isZero();
+                assertThat(registry.get(MicrometerLockObserver.ACTIVE).tag("kind", "lock").gauge().value()).isZero();
             }
         }
 

@@ -1,5 +1,6 @@
 package dev.warden.spring;
 
+import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
@@ -18,16 +19,17 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.StringValueResolver;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Runs a {@code @WithLock} method under its lock. The lock client and the observation registry are
+ * Runs a {@code @WithLock} method under its lock (a {@code @WithReadLock}/{@code @WithWriteLock} method under
+ * its side of a read-write lock, a {@code @WithPermit} method holding its permits). The lock client and the observation registry are
  * looked up at the first call, so this interceptor (created with the post-processor, early) does not
  * pull them into existence before their own post-processors are ready.
  */
@@ -55,9 +57,9 @@ final class WithLockInterceptor implements MethodInterceptor {
     WithLockSpec spec(Method method, Class<?> targetClass) {
         return specs.computeIfAbsent(new MethodClassKey(method, targetClass), key -> {
             Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-            WithLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, WithLock.class);
+            Annotation annotation = WithLockSpec.find(specific);
             if (annotation == null) {
-                annotation = AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class);
+                annotation = WithLockSpec.find(method);
             }
             return WithLockSpec.of(specific, targetClass, annotation, placeholders);
         });
@@ -69,12 +71,16 @@ final class WithLockInterceptor implements MethodInterceptor {
         Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
         WithLockSpec spec = spec(invocation.getMethod(), targetClass);
         String name = lockName(spec, invocation.getArguments());
-        var lock = locks.getObject().lock(name);
+        LockClient client = locks.getObject();
         Lease lease;
         if (spec.waitFor() == null) {
-            lease = observations().acquire(lock);
+            lease = spec.side() == WithLockSpec.Side.PERMITS
+                    ? observations().acquire(client.semaphore(name, spec.count()), spec.take())
+                    : observations().acquire(lock(client, spec, name));
         } else {
-            Optional<Lease> acquired = observations().tryAcquire(lock, spec.waitFor());
+            Optional<Lease> acquired = spec.side() == WithLockSpec.Side.PERMITS
+                    ? observations().tryAcquire(client.semaphore(name, spec.count()), spec.take(), spec.waitFor())
+                    : observations().tryAcquire(lock(client, spec, name), spec.waitFor());
             if (acquired.isEmpty()) {
                 if (spec.onTimeout() == OnLockTimeout.SKIP) {
                     log.debug("{} skipped: lock '{}' was not free within {}", spec.description(), name, spec.waitFor());
@@ -91,6 +97,14 @@ final class WithLockInterceptor implements MethodInterceptor {
             LeaseStack.pop();
             release(spec, lease);
         }
+    }
+
+    private static DistributedLock lock(LockClient client, WithLockSpec spec, String name) {
+        return switch (spec.side()) {
+            case READ -> client.readWriteLock(name).readLock();
+            case WRITE -> client.readWriteLock(name).writeLock();
+            default -> client.lock(name);
+        };
     }
 
     private String lockName(WithLockSpec spec, Object[] arguments) {

@@ -4,21 +4,23 @@ import dev.warden.lock.LockClient;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ReflectionUtils;
 
+import java.lang.annotation.Annotation;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Makes {@link WithLock} work: proxies beans with {@code @WithLock} methods, after checking each
+ * Makes {@link WithLock}, {@link WithReadLock}, {@link WithWriteLock} and {@link WithPermit} work: proxies
+ * beans with such methods, after checking each
  * annotation; a mistake fails the start-up naming the method, and so does a {@code @WithLock} method
  * without a {@link LockClient} bean to take its lock (rather than running it unlocked). The advice goes
  * before any other on the bean, so the lock wraps transactions. The starter's auto-configuration
@@ -42,26 +44,32 @@ public final class WithLockPostProcessor extends AbstractBeanFactoryAwareAdvisin
         this.interceptor = new WithLockInterceptor(beanFactory.getBeanProvider(LockClient.class),
                 beanFactory.getBeanProvider(ObservationRegistry.class), beanFactory,
                 beanFactory instanceof ConfigurableBeanFactory c ? new EmbeddedValueResolver(c) : null);
-        this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, WithLock.class, true), interceptor);
+        ComposablePointcut any = null;
+        for (Class<? extends Annotation> type : WithLockSpec.ANNOTATIONS) {
+            AnnotationMatchingPointcut one = new AnnotationMatchingPointcut(null, type, true);
+            any = any == null ? new ComposablePointcut(one) : any.union(one);
+        }
+        this.advisor = new DefaultPointcutAdvisor(any, interceptor);
     }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> targetClass = AopUtils.getTargetClass(bean);
-        if (!AnnotationUtils.isCandidateClass(targetClass, WithLock.class)) {
+        if (WithLockSpec.ANNOTATIONS.stream().noneMatch(type -> AnnotationUtils.isCandidateClass(targetClass, type))) {
             // java.* and the like cannot carry the annotation: no need to look at their methods.
             return bean;
         }
         List<String> annotated = new ArrayList<>();
         ReflectionUtils.doWithMethods(targetClass, method -> {
-            if (AnnotatedElementUtils.findMergedAnnotation(method, WithLock.class) != null) {
+            Annotation found = WithLockSpec.find(method);
+            if (found != null) {
                 interceptor.spec(method, targetClass);
-                annotated.add(method.getName());
+                annotated.add("@" + found.annotationType().getSimpleName() + " on " + targetClass.getSimpleName() + "."
+                        + method.getName());
             }
         });
         if (!annotated.isEmpty() && beans.getBeanNamesForType(LockClient.class, true, false).length == 0) {
-            throw new IllegalStateException("@WithLock on " + targetClass.getSimpleName() + "." + annotated.get(0)
-                    + " needs a LockClient bean, and there is none: set warden.lock.backend and warden.lock.endpoints"
+            throw new IllegalStateException(annotated.get(0) + " needs a LockClient bean, and there is none: set warden.lock.backend and warden.lock.endpoints"
                     + " (and add a backend module such as lock-redis), or leave warden.lock.enabled unset");
         }
         return super.postProcessAfterInitialization(bean, beanName);

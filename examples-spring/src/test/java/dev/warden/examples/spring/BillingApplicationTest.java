@@ -193,9 +193,9 @@ class BillingApplicationTest {
 
         String prometheus = get("/actuator/prometheus");
         assertThat(prometheus)
-                .contains("warden_lock_acquire_seconds_count{application=\"billing\",backend=\"redis\"}")
-                .contains("warden_lock_held_seconds_count{application=\"billing\",backend=\"redis\"}")
-                .contains("warden_lock_active{application=\"billing\",backend=\"redis\"}")
+                .contains("warden_lock_acquire_seconds_count{application=\"billing\",backend=\"redis\",kind=\"lock\"}")
+                .contains("warden_lock_held_seconds_count{application=\"billing\",backend=\"redis\",kind=\"lock\"}")
+                .contains("warden_lock_active{application=\"billing\",backend=\"redis\",kind=\"lock\"}")
                 .contains("warden_lock_renewals_total")
                 .contains("warden_quota_outcomes_total{application=\"billing\",operation=\"deduct\",outcome=\"applied\"}")
                 .contains("warden_quota_outcomes_total{application=\"billing\",operation=\"deduct\",outcome=\"insufficient\"}")
