@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -379,9 +378,9 @@ final class EtcdAttempt implements LockAttempt {
             case NO:
                 return CompletableFuture.completedFuture(null);
             case YES:
-                return cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
+                return driver.cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
             default:
-                return cleanUp("abandoning unconfirmed " + k, () -> deleteAndMark(k, kb, s), s);
+                return driver.cleanUp("abandoning unconfirmed " + k, () -> deleteAndMark(k, kb, s), s);
         }
     }
 
@@ -392,16 +391,6 @@ final class EtcdAttempt implements LockAttempt {
     private CompletableFuture<TxnResponse> deleteAndMark(String k, ByteString kb, Session s) {
         return driver.calls().unary("abandoning " + k, KVGrpc.getTxnMethod(),
                 Requests.deleteIfOwnedAndMark(kb, valueBytes, markerBytes, s.leaseId()));
-    }
-
-    private CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
-        return op.get().handle((r, error) -> {
-            if (error != null && !EtcdErrors.leaseNotFound(error)) {
-                driver.retryInBackground(what, op, s);
-                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
-            }
-            return null;
-        });
     }
 
     private record Entry(String ahead, long aheadRevision, long revision, long floor) {

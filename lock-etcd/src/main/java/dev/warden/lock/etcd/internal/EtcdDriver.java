@@ -12,81 +12,49 @@ import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 import io.etcd.jetcd.api.KVGrpc;
-import io.etcd.jetcd.api.LeaseGrantRequest;
-import io.etcd.jetcd.api.LeaseGrpc;
-import io.etcd.jetcd.api.LeaseRevokeRequest;
 import io.etcd.jetcd.api.TxnResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * The etcd driver: one gRPC channel ({@link Calls}), one session (lease) at a time, and the queue
  * algorithm of {@link EtcdAttempt}; shared names (semaphores, read-write locks) are {@link SharedLocks}'s,
- * dispatched to by the grant's class. See {@code EtcdLockProvider} for the model.
+ * dispatched to by the grant's class. The threads, the channel and the session, from open to close,
+ * are {@link Lifecycle}'s; this class renews and releases grants and dispatches the rest. See
+ * {@code EtcdLockProvider} for the model.
  *
- * <p>Concurrency: {@code current} and {@code granting} are guarded by {@code this}; {@code closed} and
- * the session listener are volatile; the executors and the channel are thread-safe.
+ * <p>Concurrency: every field is final; the session's state and {@code closed} are guarded in
+ * {@link Lifecycle}; the attempt counter is atomic, the channel thread-safe.
  */
 public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver,
         SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
-    private static final AtomicInteger DRIVERS = new AtomicInteger();
 
     private final LockConfig config;
-    private final ScheduledThreadPoolExecutor timers;
-    private final ThreadPoolExecutor completions;
+    private final Lifecycle lifecycle;
     private final Calls calls;
     private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final AtomicLong attempts = new AtomicLong();
     private final SharedLocks shared = new SharedLocks(this);
 
-    private Session current;
-    private CompletableFuture<Session> granting;
-    private volatile Consumer<Throwable> sessionListener = cause -> { };
-    private volatile boolean closed;
-
     private EtcdDriver(LockConfig config) {
         this.config = config;
-        // First, so that a store that cannot be read fails before any thread starts.
-        Credentials credentials = Credentials.of(config.options(), System::getenv);
-        java.util.Optional<io.netty.handler.ssl.SslContext> tls = Endpoints.tls(config.endpoints())
-                ? java.util.Optional.of(Tls.of(config.options(), System::getenv).sslContext()) : java.util.Optional.empty();
-        int n = DRIVERS.incrementAndGet();
-        timers = new ScheduledThreadPoolExecutor(1, daemon("warden-etcd-timer-" + n));
-        timers.setRemoveOnCancelPolicy(true);
-        completions = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
-                daemon("warden-etcd-" + n));
-        List<URI> uris = new ArrayList<>(Endpoints.parse(config.endpoints()));
-        // Spread clients over the members; gRPC's pick_first then fails over in this order.
-        Collections.shuffle(uris);
-        String shown = Redaction.redact(config.endpoints().stream().map(String::trim).collect(Collectors.joining(",")));
-        // Every member an address, tried in this order (see Members).
-        List<InetSocketAddress> members = uris.stream()
-                .map(u -> InetSocketAddress.createUnresolved(u.getHost(), u.getPort())).distinct().toList();
-        calls = new Calls(timers, completions, config.requestTimeout(), shown, members, config.connectTimeout(),
-                daemon("warden-etcd-io-" + n), credentials, tls);
+        this.lifecycle = new Lifecycle(config);
+        this.calls = lifecycle.calls();
     }
 
     /** Connects and takes the first lease, so a wrong endpoint or TTL fails here rather than at the first lock. */
@@ -104,12 +72,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
             }
             // Authenticating (with a user) and the first lease grant: generous, as the first call was before.
             Duration first = config.connectTimeout().plus(config.requestTimeout());
-            CompletableFuture<Session> opened;
-            synchronized (driver) {
-                opened = driver.grantLease(first);
-                driver.granting = opened;
-            }
-            opened.whenComplete((s, error) -> driver.installGranted(opened, s));
+            CompletableFuture<Session> opened = driver.lifecycle.first(first);
             opened.get(first.toNanos() + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
             return driver;
         } catch (ExecutionException e) {
@@ -153,89 +116,23 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         return config;
     }
 
+    boolean isClosed() {
+        return lifecycle.isClosed();
+    }
+
     /** The live session, or a new one (a new etcd lease) when there is none or it was lost. */
-    synchronized CompletableFuture<Session> session() {
-        if (closed) {
-            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CLOSED, "the etcd driver is closed"));
-        }
-        if (current != null && current.isAlive()) {
-            return CompletableFuture.completedFuture(current);
-        }
-        if (granting == null) {
-            CompletableFuture<Session> g = grantLease(config.requestTimeout());
-            granting = g;
-            g.whenComplete((s, error) -> installGranted(g, s));
-        }
-        return granting;
-    }
-
-    private void installGranted(CompletableFuture<Session> g, Session s) {
-        synchronized (this) {
-            if (granting == g) {
-                granting = null;
-            }
-            if (s != null) {
-                if (closed) {
-                    s.close();
-                    revoke(s);
-                } else {
-                    current = s;
-                }
-            }
-        }
-    }
-
-    private CompletableFuture<Session> grantLease(Duration limit) {
-        long ttlSeconds = config.ttl().toSeconds();
-        long sentAt = System.nanoTime();
-        return calls.unary("a lease grant", limit, LeaseGrpc.getLeaseGrantMethod(),
-                LeaseGrantRequest.newBuilder().setTTL(ttlSeconds).build()).thenApply(response -> {
-            if (response.getTTL() != ttlSeconds) {
-                revoke(response.getID());
-                throw new LockException(LockException.Reason.CONFIGURATION, "etcd granted a lease of " + response.getTTL()
-                        + " s for the configured warden.lock.ttl of " + ttlSeconds + " s: the cluster's minimum lease TTL"
-                        + " (about 1.5 election timeouts) is higher; configure warden.lock.ttl=" + response.getTTL()
-                        + "s or more, or a lock would outlive its configured TTL");
-            }
-            Session s = new Session(response.getID(), config.ttl(), sentAt, calls, this::sessionLost);
-            s.start();
-            log.debug("etcd lease {} granted, TTL {} s", Long.toHexString(response.getID()), ttlSeconds);
-            return s;
-        });
-    }
-
-    private void sessionLost(Session s, Throwable cause) {
-        synchronized (this) {
-            if (current == s) {
-                current = null;
-            }
-        }
-        // We stopped keeping it alive; revoking frees what it carried at once rather than at its TTL.
-        revoke(s);
-        sessionListener.accept(cause);
-    }
-
-    private void revoke(Session s) {
-        revoke(s.leaseId()).whenComplete((r, error) -> {
-            if (error != null) {
-                log.debug("could not revoke {}; it expires on the server within its TTL", s, error);
-            }
-        });
-    }
-
-    private CompletableFuture<?> revoke(long leaseId) {
-        return calls.unary("a lease revoke", LeaseGrpc.getLeaseRevokeMethod(),
-                LeaseRevokeRequest.newBuilder().setID(leaseId).build());
+    CompletableFuture<Session> session() {
+        return lifecycle.session();
     }
 
     @Override
     public void onSessionLost(Consumer<Throwable> listener) {
-        sessionListener = listener;
+        lifecycle.onSessionLost(listener);
     }
 
     @Override
     public LockAttempt attempt(String name, String owner) {
-        if (closed) {
+        if (isClosed()) {
             throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
         }
         String unique = unique();
@@ -246,7 +143,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     /** An attempt at a share of the shared name {@code name}, in its own queue ({@link SharedLocks}). */
     @Override
     public LockAttempt attemptShared(String name, String owner, Share share) {
-        if (closed) {
+        if (isClosed()) {
             throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
         }
         return shared.attempt(name, owner, share, unique());
@@ -282,7 +179,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
                 if (EtcdErrors.leaseNotFound(keepAliveError)) {
                     return false;
                 }
-                throw new java.util.concurrent.CompletionException(keepAliveError);
+                throw new CompletionException(keepAliveError);
             }
             return there;
         });
@@ -355,13 +252,27 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     }
 
     /**
+     * Runs an attempt's clean-up (the delete of its abandoned queue entry): a failure other than a
+     * lease already gone (which took the entry with it) is retried in the background and returned.
+     */
+    CompletableFuture<Void> cleanUp(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session s) {
+        return op.get().handle((r, error) -> {
+            if (error != null && !EtcdErrors.leaseNotFound(error)) {
+                retryInBackground(what, op, s);
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+            }
+            return null;
+        });
+    }
+
+    /**
      * Retries a clean-up that could not be confirmed (a release, an abandoned queue entry) until it
      * is, or until its session ends: a key on a lease we keep alive would otherwise stay forever.
      */
     void retryInBackground(String what, java.util.function.Supplier<CompletableFuture<?>> op, Session session) {
         long delay = Math.max(TimeUnit.MILLISECONDS.toNanos(200), config.requestTimeout().toNanos());
         calls.schedule(() -> {
-            if (closed || !session.isAlive()) {
+            if (isClosed() || !session.isAlive()) {
                 return;
             }
             op.get().whenComplete((r, error) -> {
@@ -373,65 +284,10 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         }, delay);
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
+    /** Closes the lifecycle: no session from now on, the lease revoked, the channel and threads stopped. */
     @Override
     public void close() {
-        Session s;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            s = current;
-            current = null;
-        }
         // Before the channel goes: waiting shared attempts fail with CLOSED rather than a watch error.
-        shared.close();
-        try {
-            if (s != null) {
-                s.close();
-                try {
-                    CompletableFuture<?> revoked = revoke(s.leaseId());
-                    // Closed from a callback on the I/O thread, which the answer needs: no waiting (the
-                    // lease then expires within its TTL).
-                    if (!calls.onIoThread()) {
-                        revoked.get(config.requestTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | TimeoutException e) {
-                    log.debug("could not revoke {} on close; it expires within its TTL", s, e);
-                }
-            }
-        } finally {
-            try {
-                calls.close(config.requestTimeout());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                timers.shutdownNow();
-                completions.shutdown();
-                try {
-                    if (!completions.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                        completions.shutdownNow();
-                    }
-                    timers.awaitTermination(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        lifecycle.close(shared::close);
     }
 }

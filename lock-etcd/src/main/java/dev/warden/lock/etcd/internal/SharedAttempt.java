@@ -14,9 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
  * One contender's place in a shared name's queue ({@link SharedQueue}), made like a lock's place
@@ -269,21 +267,11 @@ final class SharedAttempt implements LockAttempt {
         }
         CompletableFuture<Void> done = switch (state) {
             case NO -> CompletableFuture.completedFuture(null);
-            case YES -> cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
-            case UNKNOWN -> cleanUp("abandoning unconfirmed " + k, () -> driver.calls().unary("abandoning " + k,
+            case YES -> driver.cleanUp("abandoning " + k, () -> driver.guardedDelete(k, rev), s);
+            case UNKNOWN -> driver.cleanUp("abandoning unconfirmed " + k, () -> driver.calls().unary("abandoning " + k,
                     KVGrpc.getTxnMethod(), Requests.deleteIfOwnedAndMark(kb, valueBytes, markerBytes, s.leaseId())), s);
         };
         done.whenComplete((v, error) -> locks.slots().free(sl));
         return done;
-    }
-
-    private CompletableFuture<Void> cleanUp(String what, Supplier<CompletableFuture<?>> op, Session s) {
-        return op.get().handle((r, error) -> {
-            if (error != null && !EtcdErrors.leaseNotFound(error)) {
-                driver.retryInBackground(what, op, s);
-                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
-            }
-            return null;
-        });
     }
 }

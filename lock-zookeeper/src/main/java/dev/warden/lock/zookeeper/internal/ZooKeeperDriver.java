@@ -10,10 +10,6 @@ import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,18 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -40,8 +29,9 @@ import java.util.function.Consumer;
  * configured TTL, and a grant lives as long as its ephemeral node and the session that owns it.
  * The session's connection states are {@link ZooKeeperSession}'s, the node operations
  * {@link Nodes}', the queue algorithm {@link ZooKeeperAttempt}'s (a shared name's
- * {@link SharedAttempt}'s, whose grants are renewed and released as a lock's: through their node);
- * this class renews, releases, admits grants and cleans up after them.
+ * {@link SharedAttempt}'s, whose grants are renewed and released as a lock's: through their node).
+ * {@link Grants} renews, releases, admits grants and cleans up after them; {@link Lifecycle} builds,
+ * connects and closes the Curator client; this class checks it is open and dispatches.
  *
  * <p>With {@code lost-on=lost}, renewals fail while the connection is SUSPENDED (they neither
  * confirm nor deny), so a lease survives a blip shorter than its validity and expires otherwise. A
@@ -50,49 +40,40 @@ import java.util.function.Consumer;
  * lived on, the lock is not blocked by a node nobody holds.
  *
  * <p>Concurrency: everything that decides runs on the driver's one thread (Curator callbacks,
- * connection states, admissions of grants); {@code grants} and {@code attempts} are concurrent
- * collections, {@code closed} is atomic.
+ * connection states, admissions of grants); {@code attempts} is a concurrent set (the grants are
+ * {@link Grants}' concurrent map), {@code closed} is atomic, {@code sessionLost} volatile.
  */
 public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
         HolderListingDriver, SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
-    private static final AtomicInteger DRIVERS = new AtomicInteger();
-    private static final int SHUTDOWN_WAIT_MS = 2_000;
-    private static final int RETRY_SLEEP_MS = 50;
 
     /** The option that says which connection state ends the leases. */
     public static final String LOST_ON = "lost-on";
 
-    private final CuratorFramework curator;
-    private final ScheduledThreadPoolExecutor executor;
+    private final Lifecycle lifecycle;
     private final Calls calls;
     private final Nodes nodes;
     private final RisingNumbers numbers;
     private final ZooKeeperSession session;
+    private final Grants grants;
     private final String servers;
     private final String namespace;
-    private final Security security;
-    private final long ttlNanos;
-    private final Map<String, ZooKeeperGrant> grants = new ConcurrentHashMap<>();
     private final Set<TrackedAttempt> attempts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Consumer<Throwable> sessionLost = cause -> { };
 
-    private ZooKeeperDriver(CuratorFramework curator, ScheduledThreadPoolExecutor executor, String servers,
-                            LockConfig config, ZooKeeperSession.LostOn lostOn, Security security) {
-        this.curator = curator;
-        this.security = security;
-        this.executor = executor;
+    private ZooKeeperDriver(Lifecycle lifecycle, String servers, LockConfig config, ZooKeeperSession.LostOn lostOn) {
+        this.lifecycle = lifecycle;
         this.servers = servers;
         this.namespace = config.namespace();
-        this.ttlNanos = config.ttl().toNanos();
-        this.calls = new Calls(executor, config.requestTimeout(), servers);
-        this.nodes = new Nodes(curator, executor, calls);
+        this.calls = new Calls(lifecycle.executor(), config.requestTimeout(), servers);
+        this.nodes = new Nodes(lifecycle.curator(), lifecycle.executor(), calls);
         this.numbers = new RisingNumbers(nodes);
         this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(TrackedAttempt::interrupt));
+        this.grants = new Grants(calls, nodes, session, servers, config.ttl(), this::isClosed);
         session.onLost(cause -> {
-            if (!grants.isEmpty()) {
+            if (grants.size() > 0) {
                 log.warn("{}: {} lease(s) lost", cause.getMessage(), grants.size());
             }
             sessionLost.accept(cause);
@@ -109,61 +90,11 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         String servers = Endpoints.connectString(config.endpoints());
         ZooKeeperSession.LostOn lostOn = config.option(LOST_ON).map(ZooKeeperSession.LostOn::parse)
                 .orElse(ZooKeeperSession.LostOn.SUSPENDED);
-        int n = DRIVERS.incrementAndGet();
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, daemon("warden-zookeeper-" + n));
-        executor.setRemoveOnCancelPolicy(true);
-        Security security = Security.of(config.options(), System::getenv);
-        // This client's own configuration, never JVM system properties: several clients share a JVM.
-        ZKClientConfig zkConfig = new ZKClientConfig();
-        zkConfig.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
-        int ttlMillis = (int) config.ttl().toMillis();
-        int connectMillis = (int) Math.max(1, config.connectTimeout().toMillis());
-        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder();
-        security.applyTo(builder, zkConfig);
-        CuratorFramework curator = builder
-                .connectString(servers)
-                .sessionTimeoutMs(ttlMillis)
-                // Curator's own wait for a connection (background calls while disconnected); the connect
-                // timeout itself is enforced below. Capped by the session, which Curator expects.
-                .connectionTimeoutMs(Math.min(connectMillis, ttlMillis))
-                // Curator retries a lost connection (and finds a protected node again) until about when
-                // the call's own deadline passes; a protected create that gives up is deleted by Curator.
-                .retryPolicy(new RetryWithinDeadline((int) Math.max(1, config.requestTimeout().toMillis()), RETRY_SLEEP_MS))
-                .ensembleTracker(false)
-                .threadFactory(daemon("warden-zookeeper-curator-" + n))
-                .runSafeService(executor)
-                .zkClientConfig(zkConfig)
-                .waitForShutdownTimeoutMs(SHUTDOWN_WAIT_MS)
-                .maxCloseWaitMs(SHUTDOWN_WAIT_MS)
-                .build();
-        ZooKeeperDriver driver = new ZooKeeperDriver(curator, executor, servers, config, lostOn, security);
-        curator.getConnectionStateListenable().addListener((client, state) -> driver.session.stateChanged(state), executor);
+        Lifecycle lifecycle = Lifecycle.build(config, servers);
+        ZooKeeperDriver driver = new ZooKeeperDriver(lifecycle, servers, config, lostOn);
+        lifecycle.listen(driver.session);
         try {
-            curator.start();
-            try {
-                driver.session.firstConnected().get(connectMillis, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                // ZooKeeper's client only logs why a handshake failed and tries again: the hint lists the causes.
-                throw new LockException(LockException.Reason.UNAVAILABLE, "could not connect to ZooKeeper at " + servers
-                        + " within " + connectMillis + " ms" + (security.tls()
-                        ? " over TLS (is it the servers' secureClientPort; do warden.lock.zookeeper.tls.trust-store's CAs"
-                        + " sign their certificates for that host, valid now; do the servers require a client certificate,"
-                        + " warden.lock.zookeeper.tls.key-store, signed by a CA they trust?)"
-                        : " (if that is a secureClientPort, it takes TLS clients only: warden.lock.zookeeper.tls.trust-store)"), e);
-            }
-            int negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
-            if (negotiated < ttlMillis) {
-                throw new LockException(LockException.Reason.CONFIGURATION, "ZooKeeper at " + servers
-                        + " granted a session of " + negotiated + " ms, shorter than warden.lock.ttl " + config.ttl()
-                        + ": a lease would outlive its session; lower the TTL or raise the servers' maxSessionTimeout");
-            }
-            if (negotiated > ttlMillis) {
-                log.warn("ZooKeeper at {} granted a session of {} ms for warden.lock.ttl {} (the servers' minSessionTimeout):"
-                        + " locks of a dead holder are freed only after the longer session", servers, negotiated, config.ttl());
-            }
-            if (security.protectsNodes()) {
-                Namespaces.ensure(curator, security, "/" + config.namespace(), servers);
-            }
+            lifecycle.connect(driver.session, config);
             return driver;
         } catch (InterruptedException e) {
             driver.close();
@@ -197,60 +128,20 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         return attempt;
     }
 
-    /**
-     * Still mine: the grant is from the current connection epoch and its node exists with the same
-     * czxid. While the connection is suspended (only with {@code lost-on=lost}) this fails rather than
-     * answers, so the lease keeper retries until its deadline.
-     */
+    /** Still mine: the grant's epoch and its node's czxid ({@link Grants#renew}). */
     @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
         ZooKeeperGrant g = ZooKeeperGrant.held(grant);
         checkOpen();
-        long sentAt = System.nanoTime();
-        if (g.epoch() != session.epoch()) {
-            return CompletableFuture.completedFuture(false);
-        }
-        if (!session.isConnected()) {
-            return CompletableFuture.failedFuture(new LockException(LockException.Reason.UNAVAILABLE,
-                    "the connection to ZooKeeper at " + servers + " is suspended; cannot confirm " + g.path()));
-        }
-        return calls.bounded("the renewal check of " + g.path(), nodes.stat(g.path()), late -> { }, stat -> {
-            if (g.epoch() != session.epoch() || stat == null || stat.getCzxid() != g.czxid()) {
-                return false;
-            }
-            g.confirmed(sentAt);
-            return true;
-        });
+        return grants.renew(g);
     }
 
-    /**
-     * Compare-and-delete in one request: deletes the grant's node guarded by the version it was
-     * created (or first read) with. The path is this grant's alone (its name carries the create's
-     * UUID, and ZooKeeper numbers it), so a node found there is this grant's node: no read first.
-     * NoNode means it is no longer this grant's. BadVersion (someone else changed the node's data)
-     * falls back to reading the node and comparing its czxid before deleting it. When the outcome is
-     * unknown the node is deleted in the background, guaranteed while the session lives.
-     */
+    /** Compare-and-delete of the grant's node, retried in the background when unconfirmed ({@link Grants#release}). */
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
         ZooKeeperGrant g = ZooKeeperGrant.held(grant);
         checkOpen();
-        grants.remove(g.path(), g);
-        g.cancelCleanup();
-        CompletableFuture<Boolean> released = nodes.delete(g.path(), g.version()).thenCompose(code -> {
-            if (code != KeeperException.Code.BADVERSION) {
-                return CompletableFuture.completedFuture(code == KeeperException.Code.OK);
-            }
-            return nodes.stat(g.path()).thenCompose(stat -> stat == null || stat.getCzxid() != g.czxid()
-                    ? CompletableFuture.completedFuture(false)
-                    : nodes.delete(g.path(), stat.getVersion()).thenApply(again -> again == KeeperException.Code.OK));
-        });
-        released.whenComplete((removed, error) -> {
-            if (error != null) {
-                deleteQuietly(g.path());
-            }
-        });
-        return calls.bounded("the release of " + g.path(), released);
+        return grants.release(g);
     }
 
     /** The queue's first contender ({@link QueueHead}): three reads, two round trips. */
@@ -314,19 +205,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         for (TrackedAttempt a : List.copyOf(attempts)) {
             a.closed();
         }
-        try {
-            curator.close();
-        } catch (RuntimeException e) {
-            log.debug("Curator close failed", e);
-        }
-        executor.shutdownNow();
-        try {
-            if (!executor.awaitTermination(SHUTDOWN_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                log.warn("the ZooKeeper driver thread did not stop within {} ms", SHUTDOWN_WAIT_MS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        lifecycle.close();
     }
 
     // ----- for attempts ---------------------------------------------------------------------------
@@ -349,67 +228,20 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
 
     /** The ZooKeeper handle of the moment, for tests that look at its connection. */
     org.apache.zookeeper.ZooKeeper zooKeeper() throws Exception {
-        return curator.getZookeeperClient().getZooKeeper();
+        return lifecycle.zooKeeper();
     }
 
     void forget(TrackedAttempt attempt) {
         attempts.remove(attempt);
     }
 
-    /**
-     * Hands a grant over, on the driver thread: only if the connection did not drop since the poll
-     * began (else the poll fails and the loop's abandon deletes the node).
-     */
+    /** Hands a grant over, on the driver thread, if the connection held since the poll began ({@link Grants#admit}). */
     void admit(ZooKeeperGrant grant, String name) {
-        if (isClosed()) {
-            throw closedException();
-        }
-        if (grant.epoch() != session.epoch() || !session.isConnected()) {
-            throw new LockException(LockException.Reason.UNAVAILABLE, "the connection to ZooKeeper at " + servers
-                    + " dropped while lock '" + name + "' was being granted");
-        }
-        grants.put(grant.path(), grant);
-        scheduleHorizon(grant);
+        grants.admit(grant, name);
     }
 
     static LockException closedException() {
         return new LockException(LockException.Reason.CLOSED, "the lock client is closed");
-    }
-
-    /**
-     * A grant's horizon is its last confirmation (the send time of the poll or renewal that found it
-     * still held) plus the TTL: lock-api counts a lease's validity from the same sends, so no lease can
-     * rely on the grant after it. A grant still unreleased there (its lease expired or was lost, and the
-     * session lives on) has its node deleted, so a lock is never blocked by a node nobody holds.
-     */
-    private void scheduleHorizon(ZooKeeperGrant g) {
-        long delay = Math.max(0, g.confirmedAtNanos() + ttlNanos - System.nanoTime());
-        g.cleanup(calls.schedule(() -> horizon(g), delay, TimeUnit.NANOSECONDS));
-    }
-
-    private void horizon(ZooKeeperGrant g) {
-        if (grants.get(g.path()) != g) {
-            return;
-        }
-        if (g.confirmedAtNanos() + ttlNanos - System.nanoTime() > 0) {
-            scheduleHorizon(g);
-            return;
-        }
-        if (grants.remove(g.path(), g)) {
-            log.debug("{} passed its horizon unreleased; deleting its node", g);
-            deleteQuietly(g.path());
-        }
-    }
-
-    private void deleteQuietly(String path) {
-        if (isClosed()) {
-            return;
-        }
-        nodes.delete(path).whenComplete((v, error) -> {
-            if (error != null) {
-                log.debug("background delete of {} not confirmed yet; Curator keeps trying while the session lives", path, error);
-            }
-        });
     }
 
     private void checkOpen() {
@@ -418,18 +250,9 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         }
     }
 
-    private static ThreadFactory daemon(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + count.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
     @Override
     public String toString() {
         return "ZooKeeperDriver[" + servers + ", lost-on " + session.lostOn().name().toLowerCase(Locale.ROOT) + ", acl "
-                + security.aclSetting() + (security.tls() ? ", TLS" : "") + "]";
+                + lifecycle.security().aclSetting() + (lifecycle.security().tls() ? ", TLS" : "") + "]";
     }
 }
