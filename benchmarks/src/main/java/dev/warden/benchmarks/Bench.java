@@ -100,6 +100,7 @@ public final class Bench implements Callable<Integer> {
             List<Supplier<Workload>> quotaWorkloads = Rows.quota(servers);
             ServerCpu redisCpu = ServerCpu.of(redis);
             failed |= runAll(runner, lockWorkloads, lockThreads, redisCpu, results);
+            failed |= runAll(runner, Rows.recipes(servers), lockThreads, redisCpu, results);
             failed |= runAll(runner, quotaWorkloads, quotaThreads, redisCpu, results);
             if (redisCluster != null) {
                 failed |= runOnCluster(runner, redisCluster, results);

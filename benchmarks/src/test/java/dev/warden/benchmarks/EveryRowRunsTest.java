@@ -58,6 +58,7 @@ class EveryRowRunsTest {
         Rows.Servers servers = new Rows.Servers(redis, etcd, zookeeper, postgres);
         Runner runner = new Runner(Duration.ofMillis(50), Duration.ofMillis(300));
         List<Supplier<Workload>> rows = new java.util.ArrayList<>(Rows.locks(servers));
+        rows.addAll(Rows.recipes(servers));
         rows.addAll(Rows.quota(servers));
         return rows.stream().map(make -> {
             String name;

@@ -7,7 +7,10 @@ import dev.warden.benchmarks.scenarios.CuratorMutex;
 import dev.warden.benchmarks.scenarios.JetcdLockRpc;
 import dev.warden.benchmarks.scenarios.LuaDeduct;
 import dev.warden.benchmarks.scenarios.PostgresDeduct;
+import dev.warden.benchmarks.scenarios.CuratorRecipe;
 import dev.warden.benchmarks.scenarios.RedissonLock;
+import dev.warden.benchmarks.scenarios.RedissonRecipe;
+import dev.warden.benchmarks.scenarios.WardenRecipe;
 import dev.warden.benchmarks.scenarios.SeedAlternatives;
 import dev.warden.benchmarks.scenarios.WardenLock;
 import dev.warden.testkit.EtcdServer;
@@ -70,6 +73,19 @@ public final class Rows {
             rows.add(() -> new JetcdLockRpc(s.etcd().clientUrls(), contended, "jetcd-bench"));
             rows.add(() -> new WardenLock("warden zookeeper", s.lock("zookeeper", "bench"), contended));
             rows.add(() -> new CuratorMutex(s.zookeeper().connectString(), contended, "curator-bench"));
+        }
+        return rows;
+    }
+
+    /** The recipe rows: a semaphore and a read-write lock on each backend beside Redisson's and Curator's. */
+    public static List<Supplier<Workload>> recipes(Servers s) {
+        List<Supplier<Workload>> rows = new ArrayList<>();
+        for (WardenRecipe.Recipe recipe : WardenRecipe.Recipe.values()) {
+            rows.add(() -> new WardenRecipe("warden redis", s.lock("redis", "bench"), recipe));
+            rows.add(() -> new RedissonRecipe(s.redis().uri(), recipe, "redisson"));
+            rows.add(() -> new WardenRecipe("warden etcd", s.lock("etcd", "bench"), recipe));
+            rows.add(() -> new WardenRecipe("warden zookeeper", s.lock("zookeeper", "bench"), recipe));
+            rows.add(() -> new CuratorRecipe(s.zookeeper().connectString(), recipe, "curator-bench"));
         }
         return rows;
     }

@@ -37,17 +37,24 @@ public final class CuratorMutex implements Workload {
 
     @Override
     public void setUp(int threads) throws InterruptedException {
-        client = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(10_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
-        client.start();
-        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("Curator could not connect to " + connectString);
-        }
+        client = CuratorMutex.connect(connectString);
         mutexes = new InterProcessMutex[threads];
         InterProcessMutex shared = new InterProcessMutex(client, "/" + namespace + "/bench-hot");
         for (int i = 0; i < threads; i++) {
             mutexes[i] = contended ? shared : new InterProcessMutex(client, "/" + namespace + "/bench-" + i);
         }
+    }
+
+    /** A started Curator client on {@code connectString}, connected, as every Curator baseline uses it. */
+    static CuratorFramework connect(String connectString) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(10_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            client.close();
+            throw new IllegalStateException("Curator could not connect to " + connectString);
+        }
+        return client;
     }
 
     @Override
