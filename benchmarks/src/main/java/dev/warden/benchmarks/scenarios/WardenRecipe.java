@@ -1,6 +1,5 @@
 package dev.warden.benchmarks.scenarios;
 
-import dev.warden.benchmarks.Workload;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
