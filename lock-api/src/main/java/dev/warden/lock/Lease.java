@@ -60,6 +60,32 @@ public interface Lease extends AutoCloseable {
     void onLost(Consumer<LeaseLost> listener);
 
     /**
+     * Moves this lease's maximum hold time to {@code fromNow} from now, earlier or later than the limit
+     * it had ({@link DistributedLock#withMaxHoldTime}, the client's default, or none): when it passes, the
+     * keeper stops renewing, releases the lock and reports the lease lost with
+     * {@link LostReason#MAX_HOLD_TIME}, as for a limit set at the acquisition. Zero ends the hold so now.
+     * Reentrant holds share one lease on the server, so they share the new limit.
+     *
+     * @return false when the lease is no longer held (released, lost, or past a deadline); it is then
+     *         not revived
+     * @throws IllegalArgumentException when {@code fromNow} is null or negative
+     */
+    boolean setMaxHoldTime(Duration fromNow);
+
+    /**
+     * Releases this hold {@code delay} from now rather than now: until then the lease stays held and
+     * renewed, then it is released as by {@link #release()}, an orderly end that tells no loss. For holds
+     * that must last a minimum time, such as a scheduled job's lock that keeps other nodes from running it
+     * again within the period (ShedLock's "lock at least for"). A loss, a maximum hold time that passes
+     * first, or the client's close ends it earlier, as for any lease; {@link #release()} meanwhile releases
+     * at once. Zero releases now, without waiting for the server.
+     *
+     * @return false when this hold was already released or the lease lost
+     * @throws IllegalArgumentException when {@code delay} is null or negative
+     */
+    boolean releaseAfter(Duration delay);
+
+    /**
      * Releases this hold. Idempotent. The server-side lock is removed with a compare-and-delete on
      * this lease's token, so a lost lease never removes a newer holder's lock.
      *

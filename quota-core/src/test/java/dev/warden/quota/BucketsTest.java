@@ -669,6 +669,16 @@ class BucketsTest {
         }
 
         @Override
+        public boolean setMaxHoldTime(Duration fromNow) {
+            return true;
+        }
+
+        @Override
+        public boolean releaseAfter(Duration delay) {
+            return true;
+        }
+
+        @Override
         public ReleaseOutcome release() {
             return ReleaseOutcome.RELEASED;
         }

@@ -52,6 +52,16 @@ final class CheckedLease implements Lease {
     }
 
     @Override
+    public boolean setMaxHoldTime(Duration fromNow) {
+        return lease.setMaxHoldTime(fromNow);
+    }
+
+    @Override
+    public boolean releaseAfter(Duration delay) {
+        return lease.releaseAfter(delay);
+    }
+
+    @Override
     public ReleaseOutcome release() {
         return lease.release();
     }

@@ -58,7 +58,8 @@ final class HeldLock {
     private final Duration ttl;
     private final long ttlNanos;
     private final long driftNanos;
-    private final long holdEndsAtNanos;
+    /** When the maximum hold time passes; guarded by {@code this} (a holder may move it). */
+    private long holdEndsAtNanos;
     private final Thread reentryThread;
     private final LocalQueue.Permit queuePermit;
     /** What of a shared name is held; null for a lock. */
@@ -179,6 +180,29 @@ final class HeldLock {
             end = nextDeadline();
         }
         return Duration.ofNanos(Math.max(0, end - parts.time().nanoTime()));
+    }
+
+    /**
+     * Moves the maximum hold time to {@code fromNowNanos} from now; false when the lease is no longer held
+     * or already past a deadline. The deadline timer is re-armed for the new limit.
+     */
+    boolean moveHoldEnd(long fromNowNanos) {
+        synchronized (this) {
+            long now = parts.time().nanoTime();
+            if (state != State.HELD || dueLoss(now) != null) {
+                return false;
+            }
+            holdEndsAtNanos = now + Math.min(Wait.LONGEST_NANOS, Math.max(0, fromNowNanos));
+            cancel(deadline);
+            deadline = null;
+            if (dueLoss(now) == null) {
+                armDeadline(now);
+                return true;
+            }
+        }
+        // Moved to now: the hold ends here, as a limit that passed.
+        markLost(LostReason.MAX_HOLD_TIME, null);
+        return true;
     }
 
     /** Adds a hold for the same thread, unless the lock is no longer held. */

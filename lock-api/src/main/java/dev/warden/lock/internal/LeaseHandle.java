@@ -3,6 +3,7 @@ package dev.warden.lock.internal;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LeaseLost;
 import dev.warden.lock.ReleaseOutcome;
+import dev.warden.lock.internal.config.Durations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,34 @@ final class LeaseHandle implements Lease {
     @Override
     public void onLost(Consumer<LeaseLost> listener) {
         held.onLost(Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public boolean setMaxHoldTime(Duration fromNow) {
+        requireNonNegative(fromNow, "fromNow");
+        return !released.get() && held.moveHoldEnd(fromNow.toNanos());
+    }
+
+    @Override
+    public boolean releaseAfter(Duration delay) {
+        requireNonNegative(delay, "delay");
+        if (released.get() || !held.isHeld()) {
+            return false;
+        }
+        // The keeper's clock fires the release; until then the hold is renewed like any other.
+        held.parts().time().schedule(() -> releaseAsync().whenComplete((outcome, error) -> {
+            if (error != null) {
+                log.warn("the delayed release of lock '{}' (token {}) was not confirmed; it expires within its TTL",
+                        held.name(), held.token(), error);
+            }
+        }), Durations.toNanosSaturated(delay));
+        return true;
+    }
+
+    private static void requireNonNegative(Duration d, String what) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException(what + " must be zero or positive, was " + d);
+        }
     }
 
     @Override

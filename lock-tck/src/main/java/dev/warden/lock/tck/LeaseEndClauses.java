@@ -56,6 +56,51 @@ abstract class LeaseEndClauses {
     }
 
     @Test
+    @DisplayName("a held lease's maximum hold time moves: later, it is held past its old limit and ends at the new one; earlier, it ends then")
+    void maxHoldTimeMoves() {
+        String name = kit.newName();
+        LockClient holder = kit.client();
+        LockClient other = kit.client();
+        Lease lease = holder.lock(name).withMaxHoldTime(MAX_HOLD).acquire();
+        AtomicReference<LeaseLost> lost = LockKit.watch(lease);
+        assertThat(lease.setMaxHoldTime(kit.ttl().multipliedBy(2))).isTrue();
+        Await.during(MAX_HOLD.plus(kit.renewInterval()), "held past the old limit", lease::isValid);
+        assertThat(other.lock(name).tryAcquire(Duration.ZERO)).as("the lock while the moved limit runs").isEmpty();
+        assertThat(lease.setMaxHoldTime(Duration.ofMillis(100))).isTrue();
+        Lease next = other.lock(name).tryAcquire(kit.ttl().plus(kit.slack())).orElseThrow(
+                () -> new AssertionError("the lock was not freed at the limit moved earlier"));
+        assertThat(lost.get()).isNotNull();
+        assertThat(lost.get().reason()).isEqualTo(LostReason.MAX_HOLD_TIME);
+        assertThat(lease.setMaxHoldTime(kit.ttl())).as("a lost lease's limit does not move").isFalse();
+        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        next.release();
+        assertThat(next.setMaxHoldTime(kit.ttl())).as("a released lease's limit does not move").isFalse();
+        assertThatThrownBy(() -> next.setMaxHoldTime(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("releaseAfter keeps a lease held and renewed past its TTL, then releases it as an orderly end, telling no loss")
+    void releaseAfter() {
+        String name = kit.newName();
+        LockClient other = kit.client();
+        Lease lease = kit.client().lock(name).acquire();
+        AtomicReference<LeaseLost> lost = LockKit.watch(lease);
+        Duration delay = kit.ttl().multipliedBy(2);
+        long t0 = System.nanoTime();
+        assertThat(lease.releaseAfter(delay)).isTrue();
+        Await.during(kit.ttl().plus(kit.renewInterval()), "held and valid past a TTL after releaseAfter", lease::isValid);
+        assertThat(other.lock(name).tryAcquire(Duration.ZERO)).as("the lock before the delay ran out").isEmpty();
+        Lease next = other.lock(name).tryAcquire(delay.plus(kit.slack())).orElseThrow(
+                () -> new AssertionError("the lock was not released after the delay"));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(delay);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lost.get()).as("an orderly release tells no loss").isNull();
+        assertThat(lease.releaseAfter(Duration.ZERO)).as("a released hold").isFalse();
+        assertThat(next.releaseAfter(Duration.ZERO)).isTrue();
+        Await.until(kit.slack(), "released at once with a zero delay", () -> !next.isValid());
+    }
+
+    @Test
     @DisplayName("when isValid() says false, every onLost listener has already run, once")
     void isValidIsTheMomentOfTruth() throws Exception {
         Lease lease = kit.client("max-hold-time", MAX_HOLD).lock(kit.newName()).acquire();

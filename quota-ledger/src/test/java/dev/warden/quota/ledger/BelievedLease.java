@@ -26,6 +26,14 @@ record BelievedLease(String name, long fencingToken) implements Lease {
     public void onLost(Consumer<LeaseLost> listener) {
     }
 
+    public boolean setMaxHoldTime(Duration fromNow) {
+        throw new UnsupportedOperationException("the checker never moves a believed lease's limit");
+    }
+
+    public boolean releaseAfter(Duration delay) {
+        throw new UnsupportedOperationException("the checker never releases a believed lease");
+    }
+
     public ReleaseOutcome release() {
         throw new UnsupportedOperationException("the checker never releases a believed lease");
     }
