@@ -105,12 +105,16 @@ final class Lifecycle {
         if (current != null && current.isAlive()) {
             return CompletableFuture.completedFuture(current);
         }
-        if (granting == null) {
-            CompletableFuture<Session> g = grantLease(config.requestTimeout());
-            granting = g;
-            g.whenComplete((s, error) -> installGranted(g, s));
+        CompletableFuture<Session> g = granting;
+        if (g == null) {
+            CompletableFuture<Session> grant = grantLease(config.requestTimeout());
+            granting = grant;
+            // A grant already complete installs itself here, on this thread, and clears `granting`:
+            // the caller still gets the grant, never null.
+            grant.whenComplete((s, error) -> installGranted(grant, s));
+            g = grant;
         }
-        return granting;
+        return g;
     }
 
     private void installGranted(CompletableFuture<Session> g, Session s) {

@@ -2,9 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.LockAttempt;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -20,66 +18,39 @@ import java.util.concurrent.CompletionStage;
  * completes as soon as the server confirms, so the loop polls again: a release between the failed
  * poll and the subscription cannot be missed. A release that arrives while no {@code changed()} is
  * pending (during a poll) is remembered, so the next {@code changed()} completes at once. A grant or
- * {@link #abandon()} ends the attempt and unsubscribes.
+ * {@link #abandon()} ends the attempt and unsubscribes. The poll's guards, the wait and the abandon
+ * are {@link ChannelAttempt}'s; this class keeps the acquire script and its reply.
  *
- * <p>Concurrency: {@code holderPttl} is guarded by {@code this}; the wait guards its own state.
+ * <p>Concurrency: every field of its own is final; the holder's remaining TTL is {@link ChannelAttempt}'s,
+ * guarded by {@code this}; the wait guards its own state.
  */
-final class RedisAttempt implements LockAttempt {
+final class RedisAttempt extends ChannelAttempt {
 
     static final long MAX_BACKOFF_MILLIS = 1000;
 
-    private final RedisDriver driver;
-    private final String name;
     private final String owner;
     private final Keys keys;
-    private final ChannelWait wait;
-
-    private long holderPttl = -1;
 
     RedisAttempt(RedisDriver driver, String name, String owner, Keys keys) {
-        this.driver = driver;
-        this.name = name;
+        super(driver, "lock", name, keys.channel(), MAX_BACKOFF_MILLIS);
         this.owner = owner;
         this.keys = keys;
-        this.wait = new ChannelWait(driver, keys.channel(), "lock '" + name + "'");
     }
 
     @Override
-    public CompletionStage<Optional<Grant>> poll(Duration ttl) {
-        long ttlMillis = RedisDriver.ttlMillis(ttl);
-        if (driver.isClosed()) {
-            return CompletableFuture.failedFuture(ChannelWait.closedException());
-        }
-        if (!wait.polling()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("attempt on lock '" + name + "' has ended"));
-        }
+    CompletionStage<Optional<Grant>> send(long ttlMillis) {
         return driver.calls().retrying("the acquire script for lock '" + name + "'",
-                () -> driver.scripts().acquire(keys, owner, ttlMillis).thenApply(this::granted),
+                () -> driver.scripts().acquire(keys, owner, ttlMillis).thenApply(this::outcome),
                 late -> late.ifPresent(driver::releaseQuietly));
     }
 
-    private Optional<Grant> granted(List<Object> reply) {
+    /** The reply: granted and the token, or not and the holder's remaining TTL. */
+    private Optional<Grant> outcome(List<Object> reply) {
         if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Long flag) || !(reply.get(1) instanceof Long value)) {
             throw new LockException(LockException.Reason.PROTOCOL, "unexpected reply to the acquire script for lock '"
                     + name + "': " + reply);
         }
-        if (flag == 1L) {
-            wait.end();
-            return Optional.of(new RedisGrant(keys, owner + ":" + value, value));
-        }
-        synchronized (this) {
-            holderPttl = value;
-        }
-        return Optional.empty();
-    }
-
-    @Override
-    public CompletionStage<Void> changed() {
-        long pttl;
-        synchronized (this) {
-            pttl = holderPttl;
-        }
-        return wait.changed(pttl >= 0 ? Math.min(pttl + 1, MAX_BACKOFF_MILLIS) : MAX_BACKOFF_MILLIS);
+        return flag == 1L ? granted(new RedisGrant(keys, owner + ":" + value, value)) : refused(value);
     }
 
     /** Whether a release was published since the last poll, to be reported by the next changed(). */
@@ -89,8 +60,7 @@ final class RedisAttempt implements LockAttempt {
 
     /** Abandoning only stops listening: a Redis attempt leaves nothing queued on the server. */
     @Override
-    public CompletionStage<Void> abandon() {
-        wait.end();
+    CompletionStage<Void> leave() {
         return CompletableFuture.completedFuture(null);
     }
 }

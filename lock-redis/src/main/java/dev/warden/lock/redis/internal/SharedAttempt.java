@@ -2,10 +2,8 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
-import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.Share;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -22,33 +20,27 @@ import java.util.concurrent.CompletionStage;
  * An uncontended poll costs one round trip, before any subscription. A grant ends the wait; an abandon
  * ends it and removes the entry, which wakes the attempts behind it. A poll that answers after its
  * deadline removes the entry it made or refreshed, granted or not: the loop never sees it and abandons.
+ * The poll's guards, the wait and the abandon's start are {@link ChannelAttempt}'s, as a lock's.
  *
- * <p>Concurrency: {@code polled} and {@code soonestExpiry} and {@code refresh} are guarded by
- * {@code this}; the wait guards its own state.
+ * <p>Concurrency: {@code polled} is guarded by {@code this}, and so are the soonest expiry and the
+ * refresh, {@link ChannelAttempt}'s; the wait guards its own state.
  */
-final class SharedAttempt implements LockAttempt {
+final class SharedAttempt extends ChannelAttempt {
 
     /** How many refreshes a waiting entry's TTL covers at least. */
     static final long REFRESHES_PER_TTL = 5;
 
-    private final RedisDriver driver;
-    private final String name;
     private final Share share;
     private final SharedKeys keys;
     private final String id;
-    private final ChannelWait wait;
 
     private boolean polled;
-    private long soonestExpiry = -1;
-    private long refresh = RedisAttempt.MAX_BACKOFF_MILLIS;
 
     SharedAttempt(RedisDriver driver, String name, Share share, SharedKeys keys, String id) {
-        this.driver = driver;
-        this.name = name;
+        super(driver, "shared name", name, keys.channel(), RedisAttempt.MAX_BACKOFF_MILLIS);
         this.share = share;
         this.keys = keys;
         this.id = id;
-        this.wait = new ChannelWait(driver, keys.channel(), "shared name '" + name + "'");
     }
 
     /** The longest wait between two polls of a waiting entry under {@code ttlMillis}: at most a second. */
@@ -57,46 +49,24 @@ final class SharedAttempt implements LockAttempt {
     }
 
     @Override
-    public CompletionStage<Optional<Grant>> poll(Duration ttl) {
-        long ttlMillis = RedisDriver.ttlMillis(ttl);
-        if (driver.isClosed()) {
-            return CompletableFuture.failedFuture(ChannelWait.closedException());
-        }
-        if (!wait.polling()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("attempt on shared name '" + name + "' has ended"));
-        }
+    CompletionStage<Optional<Grant>> send(long ttlMillis) {
         synchronized (this) {
             polled = true;
-            refresh = refreshMillis(ttlMillis);
+            cap(refreshMillis(ttlMillis));
         }
         return driver.calls().retrying("the shared poll script for '" + name + "'",
-                () -> driver.scripts().sharedPoll(keys, id, share.weight(), share.limit(), ttlMillis).thenApply(this::granted),
+                () -> driver.scripts().sharedPoll(keys, id, share.weight(), share.limit(), ttlMillis).thenApply(this::outcome),
                 late -> driver.shares().leaveQuietly(keys, id));
     }
 
-    private Optional<Grant> granted(List<Object> reply) {
+    /** The reply: granted or not, the entry's token, and the soonest expiry among the entries ahead. */
+    private Optional<Grant> outcome(List<Object> reply) {
         if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Long flag) || !(reply.get(1) instanceof Long token)
                 || !(reply.get(2) instanceof Long soonest)) {
             throw new LockException(LockException.Reason.PROTOCOL, "unexpected reply to the shared poll script for '"
                     + name + "': " + reply);
         }
-        if (flag == 1L) {
-            wait.end();
-            return Optional.of(new SharedGrant(keys, id, token));
-        }
-        synchronized (this) {
-            soonestExpiry = soonest;
-        }
-        return Optional.empty();
-    }
-
-    @Override
-    public CompletionStage<Void> changed() {
-        long delay;
-        synchronized (this) {
-            delay = soonestExpiry >= 0 ? Math.min(soonestExpiry + 1, refresh) : refresh;
-        }
-        return wait.changed(delay);
+        return flag == 1L ? granted(new SharedGrant(keys, id, token)) : refused(soonest);
     }
 
     /** Whether a change was published since the last poll, to be reported by the next changed(). */
@@ -104,10 +74,9 @@ final class SharedAttempt implements LockAttempt {
         return wait.messageSincePoll();
     }
 
-    /** Stops listening and removes the entry, whatever token it has now; those behind are woken. */
+    /** Removes the entry, whatever token it has now; those behind are woken. */
     @Override
-    public CompletionStage<Void> abandon() {
-        wait.end();
+    CompletionStage<Void> leave() {
         synchronized (this) {
             if (!polled) {
                 return CompletableFuture.completedFuture(null);
