@@ -50,9 +50,9 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 /**
  * The manual's code is code: every {@code ```java} block of README.md and docs/*.md compiles against this
- * module's test class path (lock-api, lock-redis, quota-core, quota-ledger, warden-micrometer, the starter,
- * this example's own classes, Spring, Micrometer, SLF4J), and every {@code warden.*} key written in a
- * {@code ```properties} or {@code ```yaml} block is a setting Warden declares.
+ * module's test class path (lock-api, lock-redis, quota-core, quota-ledger, warden-micrometer, warden-shedlock with
+ * shedlock-core, the starter, this example's own classes, Spring, Micrometer, SLF4J), and every {@code warden.*} key
+ * written in a {@code ```properties} or {@code ```yaml} block is a setting Warden declares.
  *
  * <p><b>How a block is compiled</b> (deterministic, from the block's text alone):
  * <ul>
