@@ -53,8 +53,15 @@ public abstract class SharedRecipeProcessesTest {
         }
         SharedRecipeRuns.Outcome outcome = SharedRecipeRuns.run("permits", roles, 3, 3, length(), workerSettings(),
                 cleanUp::add);
+        report("semaphore", outcome);
         assertThat(outcome.violations()).isEmpty();
         assertThat(outcome.grants()).as("grants per process").allSatisfy(g -> assertThat(g).isPositive());
+    }
+
+    /** What a run did, in the test's output: the figures a full-size run is quoted by. */
+    private static void report(String what, SharedRecipeRuns.Outcome outcome) {
+        System.out.printf("%s across %d processes for %d s: grants per process %s, by weight %s, %d violations%n", what,
+                processes(), length().toSeconds(), outcome.grants(), outcome.grantsByWeight(), outcome.violations().size());
     }
 
     @Test
@@ -77,6 +84,7 @@ public abstract class SharedRecipeProcessesTest {
         }
         SharedRecipeRuns.Outcome outcome = SharedRecipeRuns.run("table", all, 0, SharedRecipeRuns.WRITER, length(),
                 workerSettings(), cleanUp::add);
+        report("read-write", outcome);
         assertThat(outcome.violations()).isEmpty();
         assertThat(outcome.grantsByWeight().getOrDefault(SharedRecipeRuns.WRITER, 0L)).as("writers' grants").isPositive();
         assertThat(outcome.grantsByWeight().getOrDefault(1, 0L)).as("readers' grants").isPositive();
