@@ -44,7 +44,7 @@ abstract class SharedRecipeFaultClauses {
                 () -> semaphore.tryAcquire(Duration.ZERO).map(l -> {
                     l.release();
                     return false;
-                }).orElse(true));
+                }).orElse(true), () -> "the holder process said: " + quietly(holder));
         holder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         Lease both = semaphore.tryAcquire(2, kit.ttl().plus(kit.slack())).orElseThrow(
                 () -> new AssertionError("the dead holder's permits did not come back within its TTL"));
@@ -103,6 +103,16 @@ abstract class SharedRecipeFaultClauses {
         assertThat(w.fencingToken()).isGreaterThan(reading.fencingToken());
         p.release();
         w.release();
+    }
+
+    /** What the child said after its grant (its loss, if it was lost), without waiting long. */
+    private static String quietly(HolderProcess.Child child) {
+        try {
+            return String.valueOf(child.nextLine(Duration.ofMillis(200)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
     }
 
     private Map<String, Object> childSettings(String take) {
