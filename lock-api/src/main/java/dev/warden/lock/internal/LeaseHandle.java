@@ -66,7 +66,7 @@ final class LeaseHandle implements Lease {
     @Override
     public boolean setMaxHoldTime(Duration fromNow) {
         requireNonNegative(fromNow, "fromNow");
-        return !released.get() && held.moveHoldEnd(fromNow.toNanos());
+        return !released.get() && held.moveHoldEnd(Durations.toNanosSaturated(fromNow));
     }
 
     @Override
