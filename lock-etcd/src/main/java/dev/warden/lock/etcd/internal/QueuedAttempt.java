@@ -21,7 +21,8 @@ import java.util.concurrent.CompletionStage;
  * it nor the attempt's marker exists, and reads what is ahead in the same transaction; an entry of ours
  * already there is a leftover, deleted guarded by its create revision before creating ours (at most
  * {@value #LEFTOVERS} times); a lease the server no longer knows loses the session and creates the
- * entry once more on a new one. Later polls read the entry (gone: the attempt fails) and what is ahead.
+ * entry once more on a new one. Later polls read the entry (gone: the attempt fails) and what is ahead,
+ * unless the wait since the last poll proved what is ahead ({@link #proven()}, a shared name's).
  * A grant counts from the session's last confirmed keep-alive. An abandon stops the wait and deletes
  * the entry, guarded by its create revision once created, else by this attempt's value with the marker
  * written, so a creation that reaches the server late does nothing. Each attempt keeps its own
@@ -110,15 +111,31 @@ abstract class QueuedAttempt<R> implements LockAttempt {
     /** Holding {@code this}: notes what {@code found} is ahead, for the wait; null when it does not grant. */
     abstract Granting noted(R found);
 
+    /**
+     * Holding {@code this}, as a later poll starts: what the last wait proved is ahead (everything
+     * ahead known and fitting, and our entry not deleted), which grants without a read; null to read.
+     */
+    R proven() {
+        return null;
+    }
+
     /** Holding {@code this}, as the attempt is abandoned: takes the wait's state. */
     abstract Stopping stopping();
 
     @Override
     public final CompletionStage<Optional<Grant>> poll(Duration ttl) {
+        R known;
+        Session s;
         synchronized (this) {
             if (created == Created.NO) {
-                return driver.session().thenCompose(s -> create(s, LeaseGone.NEW_SESSION_ONCE, LEFTOVERS));
+                return driver.session().thenCompose(next -> create(next, LeaseGone.NEW_SESSION_ONCE, LEFTOVERS));
             }
+            known = proven();
+            s = session;
+        }
+        if (known != null) {
+            // As after a read: decide() still asks that the session be alive.
+            return decide(s, CompletableFuture.completedFuture(known));
         }
         return recheck();
     }
@@ -257,6 +274,11 @@ abstract class QueuedAttempt<R> implements LockAttempt {
     /** The entry's session, null before the first poll; call holding {@code this}. */
     final Session session() {
         return session;
+    }
+
+    /** The entry's create revision, 0 before its creation was confirmed; call holding {@code this}. */
+    final long createRevision() {
+        return createRevision;
     }
 
     /** The entry's key as bytes, null before the first poll; call holding {@code this}. */

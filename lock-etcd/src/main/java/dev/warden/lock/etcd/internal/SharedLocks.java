@@ -7,6 +7,7 @@ import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.TxnResponse;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,10 +15,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The etcd driver's shared names (semaphores, read-write locks): attempts ({@link SharedAttempt}) on
- * the queue of {@link SharedQueue}, with keys from {@link SharedSlots}, and the renewal and release of
- * their grants. {@link EtcdDriver} only dispatches here.
+ * the queue of {@link SharedQueue}, with keys from {@link SharedSlots}, their waits on each name's one
+ * watch ({@link SharedWatch}), and the renewal and release of their grants. {@link EtcdDriver} only
+ * dispatches here.
  *
- * <p>Concurrency: {@code slots} is thread-safe; {@code waits} is a concurrent set; {@code closed} is volatile.
+ * <p>Concurrency: {@code slots} is thread-safe; {@code waits} is a concurrent set, {@code watches} a
+ * concurrent map; {@code closed} is volatile.
  */
 final class SharedLocks {
 
@@ -25,6 +28,8 @@ final class SharedLocks {
     private final SharedSlots slots = new SharedSlots();
     /** Pending waits of shared attempts, failed with {@code CLOSED} when the driver closes. */
     private final Set<CompletableFuture<Void>> waits = ConcurrentHashMap.newKeySet();
+    /** The watch of each shared name someone of this driver waits on, by prefix. */
+    private final Map<String, SharedWatch> watches = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     SharedLocks(EtcdDriver driver) {
@@ -88,6 +93,23 @@ final class SharedLocks {
     private CompletableFuture<TxnResponse> delete(SharedGrant g) {
         return driver.calls().unary("a guarded delete of " + g.key(), KVGrpc.getTxnMethod(),
                 SharedQueue.release(Requests.bytes(g.key()), g.createRevision(), g.value()));
+    }
+
+    /** Joins {@code wait} to the watch of the name under {@code prefix}, started for it if none runs. */
+    SharedWatch join(String prefix, SharedWait wait) {
+        while (true) {
+            SharedWatch watch = watches.computeIfAbsent(prefix, p -> new SharedWatch(this, driver.calls(), p));
+            if (watch.join(wait)) {
+                return watch;
+            }
+            // It ended since it was looked up: make way for a new one.
+            watches.remove(prefix, watch);
+        }
+    }
+
+    /** Forgets {@code watch}, which ended, unless another already took its place. */
+    void forget(String prefix, SharedWatch watch) {
+        watches.remove(prefix, watch);
     }
 
     /** Fails {@code wait} with {@code CLOSED} when the driver closes (at once if it has). */

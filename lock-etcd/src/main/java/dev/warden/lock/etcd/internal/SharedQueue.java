@@ -26,8 +26,12 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A read goes through the entries ahead in arrival order, {@value #PAGE} a page (etcd filters and
  * sorts the whole prefix for each page, but answers with the page only, so a long queue never makes an
- * answer larger than gRPC accepts), and stops as soon as they do not fit: the rest cannot change that.
- * Pages are read at the current revision, each later than the one before; since no entry is ever
+ * answer larger than gRPC accepts), and reads no further page once what it read does not fit: the rest
+ * cannot change that. Every entry ahead in a page already received is kept, though, even past the first
+ * that does not fit: a wait ({@link SharedWait}) that knows all that is ahead wakes only on the deletion
+ * that lets it in, where one that knew only the entries up to the first misfit would wake on any
+ * deletion among them (every waiter of a semaphore of n knows the same first n entries), poll, and wait
+ * again. Pages are read at the current revision, each later than the one before; since no entry is ever
  * created ahead of an existing one, a later page can only miss entries that went, so the sum read
  * is never below the sum at the last page. Stateless.
  */
@@ -45,8 +49,9 @@ final class SharedQueue {
 
     /**
      * What a read found ahead of one entry: the entries read, in arrival order, and their weight;
-     * {@code complete} when they are all that is ahead (false when the read stopped at the first that
-     * did not fit); {@code revision} the revision of the first page, from which a watch misses nothing.
+     * {@code complete} when they are all that is ahead (false when the read stopped at a page that
+     * did not fit, with more pages after it; one that fits is always complete); {@code revision} the
+     * revision of the first page, from which a watch misses nothing.
      */
     record Ahead(Map<ByteString, Entry> entries, long weight, boolean complete, long revision) {
 
@@ -137,15 +142,18 @@ final class SharedQueue {
             if (kv.getCreateRevision() >= mine) {
                 return CompletableFuture.completedFuture(ahead(read, sum, true, revision));
             }
-            read.put(kv.getKey(), new Entry(kv.getCreateRevision(), weight(kv)));
-            sum += weight(kv);
+            long w = weight(kv);
+            read.put(kv.getKey(), new Entry(kv.getCreateRevision(), w));
+            // At most PAGE weights of at most Integer.MAX_VALUE a page, and a further page only while the
+            // sum fits a limit: a long never overflows.
+            sum += w;
             last = kv.getCreateRevision();
-            if (!share.fitsBehind(sum)) {
-                return CompletableFuture.completedFuture(ahead(read, sum, false, revision));
-            }
         }
         if (!page.getMore() || page.getKvsCount() == 0) {
             return CompletableFuture.completedFuture(ahead(read, sum, true, revision));
+        }
+        if (!share.fitsBehind(sum)) {
+            return CompletableFuture.completedFuture(ahead(read, sum, false, revision));
         }
         long total = sum;
         return calls.unary("a read of shared queue " + prefix, KVGrpc.getRangeMethod(),

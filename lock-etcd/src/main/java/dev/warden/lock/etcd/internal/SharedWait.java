@@ -1,187 +1,190 @@
 package dev.warden.lock.etcd.internal;
 
 import com.google.protobuf.ByteString;
-import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Share;
-import io.etcd.jetcd.api.Event;
-import io.etcd.jetcd.api.KVGrpc;
-import io.etcd.jetcd.api.KeyValue;
-import io.etcd.jetcd.api.WatchCreateRequest;
-import io.etcd.jetcd.api.WatchRequest;
-import io.etcd.jetcd.api.WatchResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * One wait of a shared attempt for the entries ahead of it to shrink enough: a watch of the name's
- * prefix for deletions only ({@code NOPUT}), from the revision after the read that found them (a watch
- * from a revision replays the history since, so nothing between the read and the watch is missed, and
- * nothing older is replayed). Entries are only ever created behind existing ones, so the weight ahead
- * can only fall: each deletion of an entry read ahead is subtracted, and the wait completes once what is
- * left fits. When the read stopped at the first entry that did not fit, the entries beyond it are
- * unknown but behind it: the wait completes when the known ones fit, and the poll reads on. So a release
- * wakes only the waiters it lets in, not every waiter of the name.
+ * One wait of a shared attempt for the entries ahead of it to shrink enough, told of the name's
+ * deletions by the name's one watch in this driver ({@link SharedWatch}), from the revision after the
+ * read that found them: a deletion from before that read is of an entry the read no longer saw (or of
+ * an earlier entry under a reused slot key), so it is ignored. Entries are only ever created behind
+ * existing ones, so the weight ahead can only fall: each deletion of an entry read ahead is subtracted,
+ * and the wait completes once what is left fits. The read knows every entry ahead unless the queue
+ * ahead is longer than a page ({@link SharedQueue}); then the entries beyond are unknown but behind the
+ * known ones: the wait completes when the known ones fit, and the poll reads on. So a release wakes
+ * only the waiters it lets in, not every waiter of the name.
  *
- * <p>As the lock's wait: when the server registered the watch after later writes (it then serves it
- * from a slower catch-up path), one read of the entries ahead checks at once; the deletion of this
- * attempt's own entry, a cancelled watch, or a TTL without news completes it (the poll then tells);
- * a watch that fails is retried by polling after a pause; a lost session fails it, and so does the
- * driver's close ({@link SharedLocks#register}).
+ * <p>When it completes because everything ahead is known and fits, it is {@link #admitted()}: the next
+ * poll grants without a read, as the attempt's own read would (see {@link SharedAttempt#proven()}); the
+ * watch, or a read where the watch does not reach back, told every deletion since the read, this
+ * attempt's own entry's included. The deletion of this attempt's own entry, a TTL without news (a watch
+ * on a member that froze says nothing), or the end of the name's watch (see {@link SharedWatch})
+ * complete it without admitting it: the poll then reads and tells. A lost session fails it, and so does
+ * the driver's close ({@link SharedLocks#register}).
  *
- * <p>Concurrency: {@code ahead} and {@code weight} are guarded by {@code this}; watch answers and reads
- * arrive on the I/O thread, timers on the driver's; {@code done} is thread-safe.
+ * <p>Concurrency: {@code ahead}, {@code weight}, {@code admitted} and {@code ownGone} are guarded by
+ * {@code this}; the rest is final, {@code done} thread-safe. Deletions arrive from the watch on the I/O
+ * thread, holding the watch's monitor (the lock order is attempt, watch, wait: nothing holding a wait's
+ * monitor calls out); the timer fires on the driver's threads.
  */
 final class SharedWait {
-
-    private static final Logger log = LoggerFactory.getLogger(SharedWait.class);
 
     private final Calls calls;
     private final Share share;
     private final ByteString ownKey;
+    /** Our own entry's create revision. */
+    private final long mine;
+    /** The first revision whose deletions count: the one after the read of {@link #ahead}. */
+    private final long from;
+    /** Whether the read saw everything ahead (no page it did not read). */
+    private final boolean complete;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** The entries read ahead that have not gone yet, and their weight. Guarded by {@code this}. */
     private final Map<ByteString, SharedQueue.Entry> ahead;
     private long weight;
+    /** Completed because everything ahead is known and fits. Guarded by {@code this}. */
+    private boolean admitted;
+    /** Our own entry was deleted: never admitted from then on. Guarded by {@code this}. */
+    private boolean ownGone;
 
-    SharedWait(Calls calls, Share share, ByteString ownKey, SharedQueue.Ahead read) {
+    SharedWait(Calls calls, Share share, ByteString ownKey, long mine, SharedQueue.Ahead read) {
         this.calls = calls;
         this.share = share;
         this.ownKey = ownKey;
+        this.mine = mine;
+        this.from = read.revision() + 1;
+        this.complete = read.complete();
         this.ahead = new HashMap<>(read.entries());
         this.weight = read.weight();
     }
 
-    /** Completes as the class says, or fails with what {@code lost} makes of the session's loss. */
-    CompletableFuture<Void> start(SharedLocks locks, Session session, String prefix, ByteString prefixBytes, ByteString prefixEnd,
-                                  long from, long ttlNanos, Function<Throwable, Throwable> lost) {
+    /**
+     * Completes as the class says, or fails with what {@code lost} makes of the session's loss; the
+     * wait joins the name's watch, and leaves it when it completes.
+     */
+    CompletableFuture<Void> start(SharedLocks locks, Session session, String prefix, long ttlNanos,
+                                  Function<Throwable, Throwable> lost) {
         locks.register(done);
         session.failOnLoss(done, lost);
         if (done.isDone()) {
             return done;
         }
-        WatchRequest create = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
-                .setKey(prefixBytes).setRangeEnd(prefixEnd).setStartRevision(from)
-                .addFilters(WatchCreateRequest.FilterType.NOPUT)).build();
-        Calls.Watching watching;
-        try {
-            watching = calls.watch("a watch of shared queue " + prefix, create,
-                    response -> answered(response, prefix, prefixBytes, prefixEnd, from), error -> ended(locks, prefix, error));
-        } catch (RuntimeException e) {
-            done.completeExceptionally(calls.translate("a watch of shared queue " + prefix, e));
-            return done;
-        }
-        // A watch on a member that froze says nothing: poll again at least once per TTL.
-        ScheduledFuture<?> quiet = calls.schedule(() -> done.complete(null), ttlNanos);
-        done.whenComplete((v, error) -> stop(watching, quiet));
+        SharedWatch watch = locks.join(prefix, this);
+        // A watch on a member that froze says nothing: poll again at least once per TTL (and let the
+        // name's watch start afresh if it told nothing for as long).
+        ScheduledFuture<?> quiet = calls.schedule(() -> {
+            watch.quiet(ttlNanos);
+            done.complete(null);
+        }, ttlNanos);
+        done.whenComplete((v, error) -> {
+            if (quiet != null) {
+                quiet.cancel(false);
+            }
+            watch.leave(this);
+        });
         return done;
     }
 
-    /** Ends the wait normally (the attempt is abandoned), stopping the watch. */
+    /** Ends the wait normally (the attempt is abandoned); it leaves the watch. */
     void cancel() {
         done.complete(null);
     }
 
-    private void answered(WatchResponse response, String prefix, ByteString prefixBytes, ByteString prefixEnd, long from) {
-        if (response.getCanceled()) {
-            log.debug("watch of {} cancelled by etcd ({}); polling again", prefix, response.getCancelReason());
-            done.complete(null);
-        } else if (response.getCreated()) {
-            if (response.getHeader().getRevision() > from - 1) {
-                check(prefix, prefixBytes, prefixEnd);
-            }
-        } else {
-            for (Event event : response.getEventsList()) {
-                if (event.getType() == Event.EventType.DELETE) {
-                    gone(event.getKv().getKey());
-                }
-            }
-        }
+    void fail(Throwable error) {
+        done.completeExceptionally(error);
     }
 
-    /** An entry was deleted: ours (the poll tells why), or one ahead, which may let us in. */
-    private void gone(ByteString key) {
-        if (key.equals(ownKey)) {
-            done.complete(null);
-            return;
+    long from() {
+        return from;
+    }
+
+    /**
+     * When the wait completed because everything ahead is known and fits: what is left ahead (the
+     * grant's proof, as a read's would be; a watch from its revision would miss nothing); else null,
+     * and the poll reads.
+     */
+    synchronized SharedQueue.Ahead admitted() {
+        if (!admitted || !done.isDone() || done.isCompletedExceptionally()) {
+            return null;
         }
-        boolean fits;
-        synchronized (this) {
-            SharedQueue.Entry entry = ahead.remove(key);
-            if (entry == null) {
-                return;
+        return new SharedQueue.Ahead(Map.copyOf(ahead), weight, true, from - 1);
+    }
+
+    /**
+     * The entry {@code key} was deleted at {@code revision}: ours (the poll tells why), or one read
+     * ahead, which may let us in. Called holding the watch's monitor: returns whether the wait is to be
+     * completed, which the watch does once it let go of its monitor.
+     */
+    synchronized boolean deleted(ByteString key, long revision) {
+        if (revision < from) {
+            return false;
+        }
+        SharedQueue.Entry entry = ahead.remove(key);
+        if (entry != null) {
+            return subtracted(entry);
+        }
+        // After the lookup, both keys' hashes are cached: another key is told apart at once.
+        if (!key.equals(ownKey)) {
+            return false;
+        }
+        ownGone = true;
+        admitted = false;
+        return true;
+    }
+
+    /**
+     * A read at a revision no earlier than {@link #from()} - 1 found {@code present} (key to create
+     * revision) among the entries created from {@link #minAhead()} to {@link #mine()}: the entries read
+     * ahead that it did not find (or found created again) are gone, and so is ours if it is not there.
+     * Returns whether the wait is to be completed.
+     */
+    synchronized boolean present(Map<ByteString, Long> present) {
+        Long own = present.get(ownKey);
+        if (own == null || own != mine) {
+            // Ours went: the poll reads and tells.
+            ownGone = true;
+            admitted = false;
+            return true;
+        }
+        boolean fits = false;
+        for (var it = ahead.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<ByteString, SharedQueue.Entry> e = it.next();
+            Long created = present.get(e.getKey());
+            if (created == null || created != e.getValue().createRevision()) {
+                it.remove();
+                fits |= subtracted(e.getValue());
             }
-            weight -= entry.weight();
-            fits = share.fitsBehind(weight);
         }
-        if (fits) {
-            done.complete(null);
-        }
+        return fits;
     }
 
-    /** Reads which of the entries ahead are still there; completes when the rest fit. */
-    private void check(String prefix, ByteString prefixBytes, ByteString prefixEnd) {
-        long min;
-        long max;
-        synchronized (this) {
-            if (ahead.isEmpty()) {
-                return;
-            }
-            min = ahead.values().stream().mapToLong(SharedQueue.Entry::createRevision).min().orElseThrow();
-            max = ahead.values().stream().mapToLong(SharedQueue.Entry::createRevision).max().orElseThrow();
+    /** Holding {@code this}: takes {@code entry}'s weight off; true when what is left lets us in. */
+    private boolean subtracted(SharedQueue.Entry entry) {
+        weight -= entry.weight();
+        if (!share.fitsBehind(weight)) {
+            return false;
         }
-        calls.unary("a read of shared queue " + prefix, KVGrpc.getRangeMethod(), SharedQueue.present(prefixBytes, prefixEnd, min, max))
-                .whenComplete((r, error) -> {
-                    if (error != null) {
-                        done.complete(null);
-                        return;
-                    }
-                    Set<ByteString> there = new HashSet<>();
-                    for (KeyValue kv : r.getKvsList()) {
-                        SharedQueue.Entry entry;
-                        synchronized (this) {
-                            entry = ahead.get(kv.getKey());
-                        }
-                        if (entry != null && entry.createRevision() == kv.getCreateRevision()) {
-                            there.add(kv.getKey());
-                        }
-                    }
-                    Set<ByteString> read;
-                    synchronized (this) {
-                        read = new HashSet<>(ahead.keySet());
-                    }
-                    read.removeAll(there);
-                    read.forEach(this::gone);
-                });
+        admitted = complete && !ownGone;
+        return true;
     }
 
-    private void ended(SharedLocks locks, String prefix, Throwable error) {
-        if (locks.closed()) {
-            done.completeExceptionally(SharedLocks.closedException());
-            return;
-        }
-        log.debug("watch of {} ended; polling again", prefix, error);
-        if (calls.schedule(() -> done.complete(null), TimeUnit.MILLISECONDS.toNanos(100)) == null) {
-            done.complete(null);
-        }
+    /** The oldest create revision read ahead, or 0 (unbounded) when none is left. */
+    synchronized long minAhead() {
+        return ahead.values().stream().mapToLong(SharedQueue.Entry::createRevision).min().orElse(0);
     }
 
-    private static void stop(Calls.Watching watching, ScheduledFuture<?> quiet) {
-        if (quiet != null) {
-            quiet.cancel(false);
-        }
-        try {
-            watching.cancel();
-        } catch (RuntimeException e) {
-            log.debug("closing a watch failed", e);
-        }
+    long mine() {
+        return mine;
+    }
+
+    /** Completes the wait (outside the watch's monitor), admitted or not as the deletions said. */
+    void wake() {
+        done.complete(null);
     }
 }

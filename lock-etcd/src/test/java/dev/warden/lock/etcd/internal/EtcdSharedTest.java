@@ -15,6 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -285,6 +287,105 @@ class EtcdSharedTest {
     }
 
     @Test
+    @DisplayName("one client's waiters share one watch of the name; a release wakes only the waiter it lets in, granted"
+            + " without a read; the watch ends with the last wait")
+    void oneWatchPerName() throws Exception {
+        assertThat(server.isManaged()).as("this test counts the server's calls: unset WARDEN_ETCD_ENDPOINTS").isTrue();
+        // A TTL long enough that neither the keep-alive nor the fallback poll runs meanwhile.
+        EtcdDriver d = driver(Duration.ofSeconds(60));
+        Await.until(SOON, "no watch left by earlier tests", () -> gauge("etcd_debugging_mvcc_watcher_total") == 0);
+        Share one = new Share(1, 1);
+        Grant held = new Contender(d, "herd", "h", one).grant();
+        Map<String, Long> before = calls();
+        List<Contender> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Contender w = new Contender(d, "herd", "w" + i, one);
+            w.awaitWaiting();
+            waiters.add(w);
+        }
+        Await.until(SOON, "the first wait's watch reaches the server", () -> since(before).containsKey("Watch"));
+        Await.during(QUIET, "no more watches", () -> since(before).getOrDefault("Watch", 0L) == 1);
+        // The five creations; perhaps one read as the watch starts behind later writes.
+        assertThat(since(before)).containsEntry("Txn", 5L).containsEntry("Watch", 1L);
+        for (int i = 0; i < waiters.size(); i++) {
+            Map<String, Long> waiting = calls();
+            assertThat(await(d.release(held))).isTrue();
+            held = waiters.get(i).grant();
+            int next = i + 1;
+            Await.during(QUIET, "the later waiters still wait",
+                    () -> waiters.stream().skip(next).noneMatch(w -> w.granted.isDone()));
+            assertThat(since(waiting)).as("calls for a release and the grant it let in").isEqualTo(Map.of("Txn", 1L));
+        }
+        await(d.release(held));
+        Await.until(SOON, "the name's watch ended with its last wait", () -> gauge("etcd_debugging_mvcc_watcher_total") == 0);
+        assertThat(entries("herd")).isZero();
+    }
+
+    @Test
+    @DisplayName("a wait that joins the name's watch after it passed a deletion the wait needs is told of it")
+    void joinsAfterTheDeletion() throws Exception {
+        assertThat(server.isManaged()).as("this test counts the server's calls: unset WARDEN_ETCD_ENDPOINTS").isTrue();
+        EtcdDriver d = driver(Duration.ofSeconds(60));
+        Share ofThree = new Share(1, 3);
+        Grant h1 = new Contender(d, "late", "h1", ofThree).grant();
+        new Contender(d, "late", "h2", ofThree).grant();
+        // Needs all ahead gone: it keeps the name's watch going throughout.
+        Contender first = new Contender(d, "late", "first", new Share(1, 1));
+        first.awaitWaiting();
+        LockAttempt late = d.attemptShared("late", "late", ofThree);
+        assertThat(await(late.poll(TTL))).as("h1, h2 and the first ahead").isEmpty();
+        await(d.release(h1));
+        // Time for the deletion to reach the watch before the late attempt waits.
+        Thread.sleep(QUIET.toMillis());
+        CompletableFuture<Void> changed = late.changed().toCompletableFuture();
+        Await.until(SOON, "the late wait completes on the deletion it missed", changed::isDone);
+        Map<String, Long> before = calls();
+        assertThat(await(late.poll(TTL))).as("h2 and the first ahead fit a permit of three").isPresent();
+        assertThat(since(before)).as("a grant the wait proved reads nothing").isEmpty();
+        assertThat(first.granted).isNotDone();
+    }
+
+    @Test
+    @DisplayName("a wait whose read is older than the name's watch reads once which entries ahead went")
+    void readBeforeTheWatch() throws Exception {
+        EtcdDriver d = driver(Duration.ofSeconds(60));
+        Share ofThree = new Share(1, 3);
+        Grant h1 = new Contender(d, "older", "h1", ofThree).grant();
+        new Contender(d, "older", "h2", ofThree).grant();
+        LockAttempt early = d.attemptShared("older", "early", new Share(1, 2));
+        assertThat(await(early.poll(TTL))).as("h1 and h2 ahead").isEmpty();
+        // Behind the early attempt, it starts the name's watch from a later revision.
+        Contender later = new Contender(d, "older", "later", new Share(1, 1));
+        later.awaitWaiting();
+        await(d.release(h1));
+        Thread.sleep(QUIET.toMillis());
+        CompletableFuture<Void> changed = early.changed().toCompletableFuture();
+        Await.until(SOON, "the early wait completes once a read shows h1 gone", changed::isDone);
+        assertThat(await(early.poll(TTL))).isPresent();
+        assertThat(later.granted).isNotDone();
+    }
+
+    @Test
+    @DisplayName("a waiting entry deleted by hand is never granted: its wait tells, and its poll fails")
+    void deletedByHandNeverGranted() throws Exception {
+        EtcdDriver d = driver(Duration.ofSeconds(60));
+        Share alone = new Share(1, 1);
+        Grant held = new Contender(d, "hand", "h", alone).grant();
+        LockAttempt gone = d.attemptShared("hand", "gone", alone);
+        assertThat(await(gone.poll(TTL))).isEmpty();
+        // Behind it, it starts the name's watch after the first one's read.
+        Contender behind = new Contender(d, "hand", "behind", alone);
+        behind.awaitWaiting();
+        assertThat(server.delete(((SharedAttempt) gone).key())).isTrue();
+        await(d.release(held));
+        assertThat(behind.grant()).as("nothing ahead of it any more").isNotNull();
+        CompletableFuture<Void> changed = gone.changed().toCompletableFuture();
+        Await.until(SOON, "the wait tells that its entry went", changed::isDone);
+        assertThatThrownBy(() -> await(gone.poll(TTL))).isInstanceOf(ExecutionException.class).cause()
+                .isInstanceOfSatisfying(LockException.class, e -> assertThat(e.reason()).isEqualTo(LockException.Reason.UNAVAILABLE));
+    }
+
+    @Test
     @DisplayName("round trips: a granting poll is one transaction, a renewal a keep-alive and a read, a release one transaction")
     void roundTrips() throws Exception {
         assertThat(server.isManaged()).as("this test counts the server's calls, so it needs an etcd of its own:"
@@ -299,6 +400,12 @@ class EtcdSharedTest {
             assertThat(await(d.renew(g, TTL))).isTrue();
             assertThat(await(d.release(g))).isTrue();
         }
+        assertThat(since(before)).as("calls the server received for %d poll+renew+release", rounds)
+                .isEqualTo(Map.of("Txn", 2L * rounds, "Range", (long) rounds, "LeaseKeepAlive", (long) rounds));
+    }
+
+    /** The calls the server received since {@code before}, by method. */
+    private static Map<String, Long> since(Map<String, Long> before) {
         Map<String, Long> made = new TreeMap<>();
         calls().forEach((method, n) -> {
             long diff = n - before.getOrDefault(method, 0L);
@@ -306,17 +413,36 @@ class EtcdSharedTest {
                 made.put(method, diff);
             }
         });
-        assertThat(made).as("calls the server received for %d poll+renew+release", rounds)
-                .isEqualTo(Map.of("Txn", 2L * rounds, "Range", (long) rounds, "LeaseKeepAlive", (long) rounds));
+        return made;
+    }
+
+    /** One of etcd's gauges. */
+    private static long gauge(String name) {
+        for (String line : metrics().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError("etcd has no metric " + name);
+    }
+
+    private static String metrics() {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create(server.clientUrls().get(0) + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** etcd's count of calls started, by method (as EtcdQueueTest reads it). */
-    private static Map<String, Long> calls() throws Exception {
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(server.clientUrls().get(0) + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+    private static Map<String, Long> calls() {
         Map<String, Long> calls = new LinkedHashMap<>();
-        for (String line : metrics.split("\n")) {
+        for (String line : metrics().split("\n")) {
             if (line.startsWith("grpc_server_started_total{")) {
                 int at = line.indexOf("grpc_method=\"") + "grpc_method=\"".length();
                 String method = line.substring(at, line.indexOf('"', at));
