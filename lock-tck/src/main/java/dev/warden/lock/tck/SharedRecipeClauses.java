@@ -160,7 +160,8 @@ abstract class SharedRecipeClauses {
             }
         });
         interrupted.start();
-        Thread.sleep(kit.renewInterval().toMillis());
+        Await.during(kit.renewInterval(), "the cancelled and the interrupted requests wait for the held permit",
+                () -> !cancelled.isDone() && interrupted.isAlive());
         cancelled.cancel(true);
         interrupted.interrupt();
         interrupted.join(kit.slack().toMillis());
@@ -252,8 +253,8 @@ abstract class SharedRecipeClauses {
             Optional<Lease> w = kit.client().readWriteLock(name).writeLock().tryAcquire(kit.slack().multipliedBy(2));
             assertThat(w).as("the writer got in under a continuous reader load").isPresent();
             long during = reads.get();
-            Thread.sleep(50);
-            assertThat(reads.get()).as("no reader completed a hold while the writer held").isEqualTo(during);
+            Await.during(Duration.ofMillis(50), "no reader completes a hold while the writer holds",
+                    () -> reads.get() == during);
             w.get().release();
         } finally {
             stop.set(true);
