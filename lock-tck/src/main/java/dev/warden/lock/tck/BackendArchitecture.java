@@ -19,7 +19,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  */
 public abstract class BackendArchitecture {
 
-    private static final List<String> BACKENDS = List.of("redis", "etcd", "zookeeper", "memory");
+    private static final List<String> BACKENDS = List.of("redis", "etcd", "zookeeper", "memory", "jdbc");
 
     /** The backend's name, which is also its package: {@code dev.warden.lock.<backend>}. */
     protected abstract String backend();

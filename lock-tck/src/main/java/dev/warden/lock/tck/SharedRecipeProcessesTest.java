@@ -1,7 +1,6 @@
 package dev.warden.lock.tck;
 
 import dev.warden.lock.tck.internal.SharedRecipeRuns;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -10,12 +9,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Semaphores and read-write locks across operating-system processes: worker JVMs take permits or sides in
+ * Semaphores and read-write locks across operating-system processes, besides the lock
+ * ({@link LockProcessesTest}): worker JVMs take permits or sides in
  * a loop against one name, and the merged history is checked ({@link LockHistory#shareViolations}). A
  * backend's test extends this and says how to reach the backend.
  *
@@ -23,13 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 4 threads for 20 s); the build runs 3 processes for 3 s, which keeps it within its time budget and still
  * puts three JVMs, each with several threads, on one name.
  */
-public abstract class SharedRecipeProcessesTest {
-
-    private final List<Runnable> cleanUp = new ArrayList<>();
-    private final String namespace = "processes-" + UUID.randomUUID();
-
-    /** Settings that reach the backend: at least backend and endpoints. */
-    protected abstract Map<String, Object> settings();
+public abstract class SharedRecipeProcessesTest extends LockProcessesTest {
 
     private static int processes() {
         return Integer.getInteger("warden.processes", 3);
@@ -37,11 +30,6 @@ public abstract class SharedRecipeProcessesTest {
 
     private static Duration length() {
         return Duration.ofSeconds(Integer.getInteger("warden.processes.seconds", 3));
-    }
-
-    @AfterEach
-    void killWorkers() {
-        cleanUp.forEach(Runnable::run);
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.Map;
  * for every process of the machine), so the parent merges every process's events into one history.
  *
  * <p>Arguments: the name, the roles (one letter per thread: {@code 1}..{@code 9} permits of a semaphore,
- * {@code r} reader, {@code w} writer), the semaphore's count (ignored for roles r/w), the run's length in
+ * {@code r} reader, {@code w} writer, {@code x} holder of the lock of that name), the semaphore's count (ignored for roles r/w/x), the run's length in
  * milliseconds, then {@code key=value} settings. Lines: {@code G <token> <weight> <nanos>},
  * {@code R <token> <nanos>}, {@code L <token> <nanos>}, and {@code DONE <grants>} at the end.
  */
@@ -71,15 +71,16 @@ public final class SharedWorkerProcess {
         }
     }
 
-    /** The units a role holds: permits, 1 for a reader, {@link SharedRecipeRuns#WRITER} for a writer. */
+    /** The units a role holds: permits, 1 for a reader or a lock's holder, {@link SharedRecipeRuns#WRITER} for a writer. */
     static int weight(char role) {
-        return role == 'r' ? 1 : role == 'w' ? SharedRecipeRuns.WRITER : role - '0';
+        return role == 'r' || role == 'x' ? 1 : role == 'w' ? SharedRecipeRuns.WRITER : role - '0';
     }
 
     private static Lease take(LockClient client, String name, char role, int count) {
         return switch (role) {
             case 'r' -> client.readWriteLock(name).readLock().acquire();
             case 'w' -> client.readWriteLock(name).writeLock().acquire();
+            case 'x' -> client.lock(name).acquire();
             default -> client.semaphore(name, count).acquire(role - '0');
         };
     }

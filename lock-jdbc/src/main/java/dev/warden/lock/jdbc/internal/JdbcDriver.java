@@ -1,0 +1,268 @@
+package dev.warden.lock.jdbc.internal;
+
+import dev.warden.lock.LockException;
+import dev.warden.lock.spi.EpochRecordingDriver;
+import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.HolderEvictingDriver;
+import dev.warden.lock.spi.HolderListingDriver;
+import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.TokenFloorDriver;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One client's view of the lock table: attempts, renewal and release by owner and token, the operator's
+ * reads and eviction, token floors for a backend switch, and the fencing epoch. Every call is one statement
+ * ({@link Statements}) run by {@link Calls}; waiters are woken by {@link Notifications}.
+ *
+ * <p>Concurrency: immutable after {@link #open}; the parts guard their own state.
+ */
+public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriver, TokenFloorDriver, EpochRecordingDriver {
+
+    /** Rows per page of an operator's listing. */
+    private static final int PAGE = 500;
+
+    private final String namespace;
+    private final Calls calls;
+    private final Notifications notifications;
+
+    private JdbcDriver(String namespace, Calls calls, Notifications notifications) {
+        this.namespace = namespace;
+        this.calls = calls;
+        this.notifications = notifications;
+    }
+
+    /**
+     * Connects the pool (creating the schema when configured to) and the listening connection.
+     *
+     * @throws LockException {@code UNAVAILABLE} when the database cannot be reached within the connect
+     *         timeout; {@code ACCESS_DENIED} when the login or the schema's creation is refused
+     */
+    public static JdbcDriver open(LockConfig config, JdbcSettings settings) {
+        Calls calls = Calls.open(settings, config.connectTimeout(), config.requestTimeout());
+        try {
+            if (settings.createSchema()) {
+                createSchema(calls, config.connectTimeout());
+            }
+        } catch (RuntimeException e) {
+            calls.close();
+            throw e;
+        }
+        Notifications notifications = new Notifications(settings.url(),
+                Calls.connectionProperties(settings, config.connectTimeout(), config.requestTimeout()));
+        return new JdbcDriver(config.namespace(), calls, notifications);
+    }
+
+    private static void createSchema(Calls calls, Duration within) {
+        CompletableFuture<Void> created = calls.call("creating the lock tables", c -> {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                // DDL may wait for a lock longer than one request: give it the connect timeout.
+                s.execute("SET LOCAL statement_timeout = " + Math.max(1, within.toMillis()));
+                for (String sql : Statements.SCHEMA) {
+                    s.execute(sql);
+                }
+                c.commit();
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+            return null;
+        });
+        try {
+            created.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof LockException l ? l : Calls.translate("creating the lock tables", e.getCause());
+        }
+    }
+
+    String namespace() {
+        return namespace;
+    }
+
+    Calls calls() {
+        return calls;
+    }
+
+    JdbcWait waitFor(String name) {
+        return new JdbcWait(notifications, calls, Notifications.key(namespace, name));
+    }
+
+    @Override
+    public LockAttempt attempt(String name, String owner) {
+        return new JdbcAttempt(this, name, owner);
+    }
+
+    @Override
+    public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        JdbcGrant g = (JdbcGrant) grant;
+        return calls.call("renewing lock '" + g.name() + "'", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.RENEW)) {
+                s.setLong(1, Math.max(1, ttl.toMillis()));
+                s.setString(2, g.namespace());
+                s.setString(3, g.name());
+                s.setString(4, g.owner());
+                s.setLong(5, g.fencingToken());
+                return s.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(Grant grant) {
+        JdbcGrant g = (JdbcGrant) grant;
+        return calls.call("releasing lock '" + g.name() + "'", c -> release(c, g));
+    }
+
+    private boolean release(Connection c, JdbcGrant g) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(Statements.RELEASE)) {
+            s.setString(1, g.namespace());
+            s.setString(2, g.name());
+            s.setString(3, g.owner());
+            s.setLong(4, g.fencingToken());
+            s.setString(5, Notifications.key(g.namespace(), g.name()));
+            try (ResultSet r = s.executeQuery()) {
+                return r.next();
+            }
+        }
+    }
+
+    /** Releases a grant no caller will see (its poll's stage had already failed); a failure leaves it to expire. */
+    void releaseQuietly(Grant grant) {
+        calls.call("releasing a late grant of lock '" + ((JdbcGrant) grant).name() + "'", c -> release(c, (JdbcGrant) grant));
+    }
+
+    @Override
+    public CompletionStage<Optional<Holder>> holder(String name) {
+        return calls.call("reading the holder of lock '" + name + "'", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.HOLDER)) {
+                s.setString(1, namespace);
+                s.setString(2, name);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? Optional.of(new Holder(r.getString(1), r.getLong(2))) : Optional.<Holder>empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<List<NamedHolder>> holders(Duration limit) {
+        // Pages in name order, each one statement; the whole listing is bounded by the limit, not one request.
+        CompletableFuture<List<NamedHolder>> all = new CompletableFuture<>();
+        long deadline = System.nanoTime() + limit.toNanos();
+        page(new ArrayList<>(), "", deadline, all);
+        return all;
+    }
+
+    private void page(List<NamedHolder> sofar, String after, long deadline, CompletableFuture<List<NamedHolder>> all) {
+        if (System.nanoTime() - deadline > 0) {
+            all.completeExceptionally(new LockException(LockException.Reason.TIMEOUT,
+                    "listing the holders did not finish within its limit (" + sofar.size() + " read)"));
+            return;
+        }
+        calls.call("listing the holders", c -> {
+            List<NamedHolder> rows = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(Statements.HOLDERS)) {
+                s.setString(1, namespace);
+                s.setString(2, after);
+                s.setInt(3, PAGE);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        rows.add(new NamedHolder(r.getString(1), new Holder(r.getString(2), r.getLong(3))));
+                    }
+                }
+            }
+            return rows;
+        }).whenComplete((rows, e) -> {
+            if (e != null) {
+                all.completeExceptionally(e);
+                return;
+            }
+            sofar.addAll(rows);
+            if (rows.size() < PAGE) {
+                all.complete(List.copyOf(sofar));
+            } else {
+                page(sofar, rows.get(rows.size() - 1).name(), deadline, all);
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> evict(String name, long token) {
+        return calls.call("evicting the holder of lock '" + name + "'", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.EVICT)) {
+                s.setString(1, namespace);
+                s.setString(2, name);
+                s.setLong(3, token);
+                s.setString(4, Notifications.key(namespace, name));
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> evicted(Grant grant) {
+        JdbcGrant g = (JdbcGrant) grant;
+        return calls.call("reading whether lock '" + g.name() + "' was evicted", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.EVICTED)) {
+                s.setString(1, g.namespace());
+                s.setString(2, g.name());
+                s.setLong(3, g.fencingToken());
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
+        JdbcGrant g = (JdbcGrant) grant;
+        return calls.call("raising the token floor of lock '" + g.name() + "'", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.RAISE_FLOOR)) {
+                s.setLong(1, floor);
+                s.setString(2, g.namespace());
+                s.setString(3, g.name());
+                s.setString(4, g.owner());
+                s.setLong(5, g.fencingToken());
+                return s.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Integer> recordEpoch(int epoch) {
+        return calls.call("recording the fencing epoch", c -> {
+            try (PreparedStatement s = c.prepareStatement(Statements.RECORD_EPOCH)) {
+                s.setString(1, namespace);
+                s.setString(2, namespace);
+                s.setInt(3, epoch);
+                try (ResultSet r = s.executeQuery()) {
+                    r.next();
+                    return r.getInt(1);
+                }
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        notifications.close();
+        calls.close();
+    }
+}

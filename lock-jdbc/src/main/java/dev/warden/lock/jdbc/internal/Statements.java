@@ -1,0 +1,94 @@
+package dev.warden.lock.jdbc.internal;
+
+import java.util.List;
+
+/**
+ * Every statement the driver sends, each one round trip in autocommit. Times are the database's:
+ * {@code clock_timestamp()} is the server's clock when the statement runs, so a lock's expiry is judged
+ * by one clock whichever client reads it. A free row has no owner and expires at {@code -infinity}.
+ */
+final class Statements {
+
+    private Statements() {
+    }
+
+    /** The channel every release and eviction notifies, with the lock's wake-up key as payload. */
+    static final String CHANNEL = "warden_lock";
+
+    /**
+     * The schema, created under a transaction-scoped advisory lock so that clients opening together do
+     * not race on the catalog (two concurrent {@code CREATE ... IF NOT EXISTS} can fail on its unique index).
+     * Rows are only ever updated in place (no indexed column changes), so updates stay heap-only; the
+     * fill factor leaves them room on the page.
+     */
+    static final List<String> SCHEMA = List.of(
+            "SELECT pg_advisory_xact_lock(7355608, 1)",
+            "CREATE SEQUENCE IF NOT EXISTS warden_lock_token",
+            "CREATE TABLE IF NOT EXISTS warden_lock ("
+                    + " namespace text NOT NULL,"
+                    + " name text NOT NULL,"
+                    + " owner text,"
+                    + " token bigint NOT NULL,"
+                    + " expires_at timestamptz NOT NULL,"
+                    + " floor bigint NOT NULL DEFAULT 0,"
+                    + " evicted_token bigint,"
+                    + " PRIMARY KEY (namespace, name)) WITH (fillfactor = 50)",
+            "CREATE TABLE IF NOT EXISTS warden_lock_epoch (namespace text PRIMARY KEY, epoch integer NOT NULL)");
+
+    /**
+     * Takes the lock when it is free or expired; either way also reads what the holder's expiry was before
+     * the statement (to wait that long at most). Parameters: namespace, name, owner, TTL ms, namespace, name.
+     * The token is the larger of a fresh sequence value and the row's last token or floor + 1: a value drawn
+     * before another grant committed can never go out below it.
+     */
+    static final String ACQUIRE = "WITH s AS (SELECT nextval('warden_lock_token') AS t),"
+            + " g AS (INSERT INTO warden_lock AS l (namespace, name, owner, token, expires_at)"
+            + "   SELECT ?, ?, ?, s.t, clock_timestamp() + ? * interval '1 millisecond' FROM s"
+            + "   ON CONFLICT (namespace, name) DO UPDATE"
+            + "   SET owner = EXCLUDED.owner, token = GREATEST(EXCLUDED.token, l.token + 1, l.floor + 1),"
+            + "       expires_at = EXCLUDED.expires_at"
+            + "   WHERE l.expires_at <= clock_timestamp()"
+            + "   RETURNING l.token)"
+            + " SELECT (SELECT token FROM g),"
+            + " (SELECT CASE WHEN expires_at > clock_timestamp()"
+            + "    THEN ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint ELSE 0 END"
+            + "    FROM warden_lock WHERE namespace = ? AND name = ?)";
+
+    /** Parameters: TTL ms, namespace, name, owner, token. One row updated when renewed. */
+    static final String RENEW = "UPDATE warden_lock SET expires_at = clock_timestamp() + ? * interval '1 millisecond'"
+            + " WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()";
+
+    /** Parameters: namespace, name, owner, token, wake-up key. A row when released (and waiters notified). */
+    static final String RELEASE = "WITH r AS (UPDATE warden_lock SET owner = NULL, expires_at = '-infinity'"
+            + "   WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
+            + "   RETURNING 1)"
+            + " SELECT pg_notify('" + CHANNEL + "', ?) FROM r";
+
+    /** Parameters: namespace, name, token, wake-up key. A row when evicted; the token is kept as the mark. */
+    static final String EVICT = "WITH r AS (UPDATE warden_lock SET owner = NULL, expires_at = '-infinity', evicted_token = token"
+            + "   WHERE namespace = ? AND name = ? AND token = ? AND owner IS NOT NULL AND expires_at > clock_timestamp()"
+            + "   RETURNING 1)"
+            + " SELECT pg_notify('" + CHANNEL + "', ?) FROM r";
+
+    /** Parameters: namespace, name, token. A row when that grant was evicted. */
+    static final String EVICTED = "SELECT 1 FROM warden_lock WHERE namespace = ? AND name = ? AND evicted_token = ?";
+
+    /** Parameters: namespace, name. The holder while its lease runs. */
+    static final String HOLDER = "SELECT owner, token FROM warden_lock"
+            + " WHERE namespace = ? AND name = ? AND owner IS NOT NULL AND expires_at > clock_timestamp()";
+
+    /** Parameters: namespace, name after which to continue, page size. One page of holders in name order. */
+    static final String HOLDERS = "SELECT name, owner, token FROM warden_lock"
+            + " WHERE namespace = ? AND name > ? AND owner IS NOT NULL AND expires_at > clock_timestamp()"
+            + " ORDER BY name LIMIT ?";
+
+    /** Parameters: floor, namespace, name, owner, token. One row updated while the grant holds. */
+    static final String RAISE_FLOOR = "UPDATE warden_lock SET floor = GREATEST(floor, ?)"
+            + " WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()";
+
+    /** Parameters: namespace, namespace, epoch. The epoch recorded before, 0 when none. */
+    static final String RECORD_EPOCH = "WITH before AS (SELECT epoch FROM warden_lock_epoch WHERE namespace = ?),"
+            + " up AS (INSERT INTO warden_lock_epoch AS e (namespace, epoch) VALUES (?, ?)"
+            + "   ON CONFLICT (namespace) DO UPDATE SET epoch = GREATEST(e.epoch, EXCLUDED.epoch))"
+            + " SELECT coalesce((SELECT epoch FROM before), 0)";
+}
