@@ -8,4 +8,10 @@ class RedisArchitectureTest extends BackendArchitecture {
     protected String backend() {
         return "redis";
     }
+
+    /** The Redis foundation (connections, endpoints, credentials) the quota engine shares. */
+    @Override
+    protected java.util.List<String> sharedFoundations() {
+        return java.util.List.of("dev.warden.redis..");
+    }
 }
