@@ -17,12 +17,14 @@ public final class LockSettings {
     public static final Duration MIN_TTL = Duration.ofMillis(100);
 
     public static final Setting<String> BACKEND = Setting.text("warden.lock.backend", null,
-                    "`redis`, `etcd`, `zookeeper`, or `memory` (tests and one JVM only); its module must be on the class path")
+                    "`redis`, `etcd`, `zookeeper`, `jdbc` (PostgreSQL), or `memory` (tests and one JVM only); its module must be on"
+                            + " the class path")
             .matching(Pattern.compile("[a-z][a-z0-9-]{0,31}"), "is not a backend name")
-            .required("one of redis, etcd, zookeeper or memory");
+            .required("one of redis, etcd, zookeeper, jdbc or memory");
     public static final Setting<List<String>> ENDPOINTS = Setting.list("warden.lock.endpoints",
                     "comma-separated URIs: `redis://h:6379`, `redis-sentinel://s1,s2/<master>`, `redis-cluster://n1,n2`,"
-                            + " `etcd://h1:2379,etcd://h2:2379`, `zookeeper://h1:2181,zookeeper://h2:2181`, `memory://name`")
+                            + " `etcd://h1:2379,etcd://h2:2379`, `zookeeper://h1:2181,zookeeper://h2:2181`,"
+                            + " `jdbc:postgresql://h:5432/db` (one), `memory://name`")
             .required("e.g. redis://127.0.0.1:6379");
     public static final Setting<String> NAMESPACE = Setting.text("warden.lock.namespace", "warden",
                     "prefix of every key or path: clients of different namespaces never see each other's locks")

@@ -9,10 +9,8 @@ import dev.warden.lock.spi.LockConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -46,7 +44,7 @@ public record JdbcSettings(String url, String username, String password, int poo
 
     /** Every problem with the configuration; empty when it is usable. Never shows a secret. */
     public static List<String> problems(LockConfig config, Function<String, String> environment) {
-        List<String> problems = new ArrayList<>(TABLE.read(prefixed(config), environment).problems());
+        List<String> problems = new ArrayList<>(config.read(TABLE, environment).problems());
         if (config.endpoints().size() != 1) {
             problems.add("warden.lock.endpoints must be one jdbc:postgresql://host[:port]/database URL, was "
                     + config.endpoints().size() + " endpoints");
@@ -76,7 +74,7 @@ public record JdbcSettings(String url, String username, String password, int poo
 
     /** The settings of a configuration {@link #problems} found usable. */
     public static JdbcSettings of(LockConfig config, Function<String, String> environment) {
-        SettingTable.Values values = TABLE.read(prefixed(config), environment);
+        SettingTable.Values values = config.read(TABLE, environment);
         String username = values.find(setting("username")).map(Object::toString).orElse(null);
         String password = values.find(setting("password")).map(Object::toString).orElse(null);
         return new JdbcSettings(config.endpoints().get(0).trim(), username, password, values.get(POOL_SIZE),
@@ -85,12 +83,6 @@ public record JdbcSettings(String url, String username, String password, int poo
 
     private static Setting<?> setting(String name) {
         return TABLE.settings().stream().filter(s -> s.key().equals(PREFIX + name)).findFirst().orElseThrow();
-    }
-
-    private static Map<String, String> prefixed(LockConfig config) {
-        Map<String, String> m = new LinkedHashMap<>();
-        config.options().forEach((k, v) -> m.put(PREFIX + k, v));
-        return m;
     }
 
     @Override
