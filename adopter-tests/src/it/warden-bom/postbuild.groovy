@@ -16,7 +16,7 @@ def entries = (0..<managed.length).collect { i ->
     def text = { tag -> d.getElementsByTagName(tag).length > 0 ? d.getElementsByTagName(tag).item(0).textContent : '' }
     "${text('groupId')}:${text('artifactId')}"
 } as TreeSet
-def expected = ['dev.warden:lock-api', 'dev.warden:warden-redis', 'dev.warden:lock-redis', 'dev.warden:lock-etcd', 'dev.warden:lock-zookeeper', 'dev.warden:lock-memory',
+def expected = ['dev.warden:lock-api', 'dev.warden:warden-redis', 'dev.warden:lock-redis', 'dev.warden:lock-etcd', 'dev.warden:lock-zookeeper', 'dev.warden:lock-memory', 'dev.warden:lock-jdbc',
                 'dev.warden:quota-core', 'dev.warden:quota-ledger', 'dev.warden:quota-ledger-cli', 'dev.warden:lock-cli', 'dev.warden:testkit', 'dev.warden:lock-tck',
                 'dev.warden:warden-micrometer', 'dev.warden:warden-shedlock', 'dev.warden:warden-spring-integration', 'dev.warden:warden-spring-boot-starter', 'io.lettuce:lettuce-core',
                 'io.netty:netty-bom', 'io.grpc:grpc-bom', 'com.google.protobuf:protobuf-bom'] as TreeSet
