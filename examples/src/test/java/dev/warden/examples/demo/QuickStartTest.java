@@ -11,11 +11,11 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** One quick start, three settings files: acquire, fenced write, stale write refused, release. */
+/** One quick start, four settings files: acquire, fenced write, stale write refused, release. */
 class QuickStartTest {
 
     @ParameterizedTest(name = "config/{0}.properties")
-    @ValueSource(strings = {"redis", "etcd", "zookeeper"})
+    @ValueSource(strings = {"redis", "etcd", "zookeeper", "jdbc"})
     @DisplayName("the same code runs on each backend; only the settings file differs")
     void eachBackend(String backend) {
         Path file = Path.of("config", backend + ".properties");
@@ -35,11 +35,11 @@ class QuickStartTest {
     }
 
     @ParameterizedTest(name = "config/{0}.properties")
-    @ValueSource(strings = {"redis", "etcd", "zookeeper"})
+    @ValueSource(strings = {"redis", "etcd", "zookeeper", "jdbc"})
     @DisplayName("the settings files differ only in the backend's own settings")
     void filesDifferOnlyInTheBackend(String backend) throws Exception {
         String text = Files.readString(Path.of("config", backend + ".properties"));
-        assertThat(text).contains("warden.lock.backend=" + backend, "warden.lock.endpoints=" + backend + "://",
+        assertThat(text).contains("warden.lock.backend=" + backend, "warden.lock.endpoints=" + (backend.equals("jdbc") ? "jdbc:postgresql" : backend) + "://",
                 "warden.lock.namespace=quickstart", "warden.lock.ttl=10s");
     }
 }

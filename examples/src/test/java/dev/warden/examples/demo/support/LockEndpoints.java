@@ -34,6 +34,7 @@ public final class LockEndpoints {
                 case "redis" -> servers.redis();
                 case "etcd" -> servers.etcd();
                 case "zookeeper" -> servers.zookeeper();
+                case "jdbc" -> servers.postgres(settings);
                 default -> throw new IllegalArgumentException("unknown backend " + backend);
             });
         }
@@ -53,7 +54,7 @@ public final class LockEndpoints {
             return Optional.empty();
         }
         String t = endpoints.trim();
-        if (t.startsWith(backend + "://") || (backend.equals("redis") && t.startsWith("rediss://"))
+        if (t.startsWith(backend + "://") || (backend.equals("jdbc") && t.startsWith("jdbc:postgresql://")) || (backend.equals("redis") && t.startsWith("rediss://"))
                 || (backend.equals("etcd") && t.startsWith("etcds://"))) {
             return Optional.of(t);
         }

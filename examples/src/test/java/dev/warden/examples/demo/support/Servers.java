@@ -1,6 +1,7 @@
 package dev.warden.examples.demo.support;
 
 import dev.warden.testkit.EtcdServer;
+import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.ZooKeeperServer;
 
@@ -26,6 +27,7 @@ public final class Servers {
     private RedisServer redis;
     private EtcdServer etcd;
     private ZooKeeperServer zookeeper;
+    private PostgresServer postgres;
 
     public Servers(Closer closer, PrintStream out) {
         this.closer = closer;
@@ -72,17 +74,36 @@ public final class Servers {
         return zookeeper.endpoint();
     }
 
+    /**
+     * Starts (once) an embedded PostgreSQL; returns its {@code jdbc:postgresql://} URL and puts its user in
+     * {@code settings} ({@code warden.lock.jdbc.username}), since a URL carries no login.
+     */
+    public synchronized String postgres(java.util.Map<String, String> settings) {
+        if (postgres == null) {
+            try {
+                postgres = closer.add("the embedded PostgreSQL", PostgresServer.start());
+            } catch (IllegalStateException e) {
+                throw new SetupException("could not launch an embedded PostgreSQL: " + e.getMessage(), e);
+            }
+            out.printf("  %-10s embedded PostgreSQL on %s:%d%n", "jdbc", postgres.host(), postgres.port());
+        }
+        settings.put("warden.lock.jdbc.username", postgres.user());
+        return "jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/" + postgres.database();
+    }
+
     /** Stops every server started here, at once (for Ctrl-C; the {@link Closer} does it in order otherwise). */
     public void stopAll() {
         RedisServer r;
         EtcdServer e;
         ZooKeeperServer z;
+        PostgresServer p;
         synchronized (this) {
+            p = postgres;
             r = redis;
             e = etcd;
             z = zookeeper;
         }
-        for (AutoCloseable server : new AutoCloseable[] {z, e, r}) {
+        for (AutoCloseable server : new AutoCloseable[] {p, z, e, r}) {
             if (server != null) {
                 try {
                     server.close();
