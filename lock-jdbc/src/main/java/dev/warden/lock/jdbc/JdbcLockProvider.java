@@ -34,8 +34,9 @@ import java.util.List;
  *       grant's token is below the new holder's.</li>
  * </ul>
  *
- * <p>Semaphores and read-write locks are not offered on this backend: lock-api refuses them with
- * {@code CONFIGURATION}.
+ * <p>Semaphores and read-write locks keep one row per holder or waiter in {@code warden_lock_share}, in
+ * arrival order; a poll is one call of the function {@code warden_lock_share_poll}, which serializes the
+ * name's polls with an advisory lock, drops expired entries and grants the caller's entry when it fits.
  */
 public final class JdbcLockProvider implements LockProvider {
 

@@ -28,11 +28,6 @@ class JdbcLockContractTest extends LockFaultContractTest {
     }
 
     @Override
-    protected boolean offersSharedRecipes() {
-        return false;
-    }
-
-    @Override
     protected InetSocketAddress serverAddress() {
         return new InetSocketAddress(server().host(), server().port());
     }

@@ -1,14 +1,14 @@
 package dev.warden.lock.jdbc;
 
-import dev.warden.lock.tck.LockProcessesTest;
+import dev.warden.lock.tck.SharedRecipeProcessesTest;
 import dev.warden.testkit.PostgresServerExtension;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
 
-@DisplayName("jdbc: one lock across processes")
-class JdbcLockProcessesTest extends LockProcessesTest {
+@DisplayName("jdbc: a lock, a semaphore and a read-write lock across processes")
+class JdbcLockProcessesTest extends SharedRecipeProcessesTest {
 
     @RegisterExtension
     static final PostgresServerExtension postgres = new PostgresServerExtension(LockTable.server());

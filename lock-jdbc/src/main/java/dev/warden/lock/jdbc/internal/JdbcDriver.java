@@ -7,6 +7,8 @@ import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
+import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 
 import java.sql.Connection;
@@ -22,13 +24,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One client's view of the lock table: attempts, renewal and release by owner and token, the operator's
+ * One client's view of the lock tables: attempts on locks ({@code warden_lock}) and on shared names
+ * ({@code warden_lock_share}), renewal and release by owner and token, the operator's
  * reads and eviction, token floors for a backend switch, and the fencing epoch. Every call is one statement
  * ({@link Statements}) run by {@link Calls}; waiters are woken by {@link Notifications}.
  *
  * <p>Concurrency: immutable after {@link #open}; the parts guard their own state.
  */
-public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriver, TokenFloorDriver, EpochRecordingDriver {
+public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriver, TokenFloorDriver, EpochRecordingDriver,
+        SharedLockDriver {
 
     /** Rows per page of an operator's listing. */
     private static final int PAGE = 500;
@@ -107,7 +111,24 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
     }
 
     @Override
+    public LockAttempt attemptShared(String name, String owner, Share share) {
+        return new SharedAttempt(this, name, owner, share);
+    }
+
+    @Override
     public CompletionStage<Boolean> renew(Grant grant, Duration ttl) {
+        if (grant instanceof SharedGrant g) {
+            return calls.call("renewing shared name '" + g.name() + "'", c -> {
+                try (PreparedStatement s = c.prepareStatement(Statements.SHARE_RENEW)) {
+                    s.setLong(1, Math.max(1, ttl.toMillis()));
+                    s.setString(2, g.namespace());
+                    s.setString(3, g.name());
+                    s.setString(4, g.owner());
+                    s.setLong(5, g.fencingToken());
+                    return s.executeUpdate() == 1;
+                }
+            });
+        }
         JdbcGrant g = (JdbcGrant) grant;
         return calls.call("renewing lock '" + g.name() + "'", c -> {
             try (PreparedStatement s = c.prepareStatement(Statements.RENEW)) {
@@ -123,11 +144,27 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
 
     @Override
     public CompletionStage<Boolean> release(Grant grant) {
-        JdbcGrant g = (JdbcGrant) grant;
-        return calls.call("releasing lock '" + g.name() + "'", c -> release(c, g));
+        return calls.call("releasing '" + nameOf(grant) + "'", c -> release(c, grant));
     }
 
-    private boolean release(Connection c, JdbcGrant g) throws SQLException {
+    private static String nameOf(Grant grant) {
+        return grant instanceof SharedGrant s ? s.name() : ((JdbcGrant) grant).name();
+    }
+
+    private boolean release(Connection c, Grant grant) throws SQLException {
+        if (grant instanceof SharedGrant g) {
+            try (PreparedStatement s = c.prepareStatement(Statements.SHARE_RELEASE)) {
+                s.setString(1, g.namespace());
+                s.setString(2, g.name());
+                s.setString(3, g.owner());
+                s.setLong(4, g.fencingToken());
+                s.setString(5, Notifications.key(g.namespace(), g.name()));
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() && r.getBoolean(1);
+                }
+            }
+        }
+        JdbcGrant g = (JdbcGrant) grant;
         try (PreparedStatement s = c.prepareStatement(Statements.RELEASE)) {
             s.setString(1, g.namespace());
             s.setString(2, g.name());
@@ -142,7 +179,7 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
 
     /** Releases a grant no caller will see (its poll's stage had already failed); a failure leaves it to expire. */
     void releaseQuietly(Grant grant) {
-        calls.call("releasing a late grant of lock '" + ((JdbcGrant) grant).name() + "'", c -> release(c, (JdbcGrant) grant));
+        calls.call("releasing a late grant of '" + nameOf(grant) + "'", c -> release(c, grant));
     }
 
     @Override
@@ -217,7 +254,9 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
 
     @Override
     public CompletionStage<Boolean> evicted(Grant grant) {
-        JdbcGrant g = (JdbcGrant) grant;
+        if (!(grant instanceof JdbcGrant g)) {
+            return CompletableFuture.completedFuture(false);
+        }
         return calls.call("reading whether lock '" + g.name() + "' was evicted", c -> {
             try (PreparedStatement s = c.prepareStatement(Statements.EVICTED)) {
                 s.setString(1, g.namespace());
@@ -232,7 +271,9 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
 
     @Override
     public CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor) {
-        JdbcGrant g = (JdbcGrant) grant;
+        if (!(grant instanceof JdbcGrant g)) {
+            return CompletableFuture.completedFuture(false);
+        }
         return calls.call("raising the token floor of lock '" + g.name() + "'", c -> {
             try (PreparedStatement s = c.prepareStatement(Statements.RAISE_FLOOR)) {
                 s.setLong(1, floor);

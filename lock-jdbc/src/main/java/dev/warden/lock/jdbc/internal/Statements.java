@@ -33,7 +33,71 @@ final class Statements {
                     + " floor bigint NOT NULL DEFAULT 0,"
                     + " evicted_token bigint,"
                     + " PRIMARY KEY (namespace, name)) WITH (fillfactor = 50)",
-            "CREATE TABLE IF NOT EXISTS warden_lock_epoch (namespace text PRIMARY KEY, epoch integer NOT NULL)");
+            "CREATE TABLE IF NOT EXISTS warden_lock_epoch (namespace text PRIMARY KEY, epoch integer NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS warden_lock_share ("
+                    + " namespace text NOT NULL,"
+                    + " name text NOT NULL,"
+                    + " token bigint NOT NULL,"
+                    + " owner text NOT NULL,"
+                    + " weight bigint NOT NULL,"
+                    + " lim bigint NOT NULL,"
+                    + " granted boolean NOT NULL,"
+                    + " expires_at timestamptz NOT NULL,"
+                    + " PRIMARY KEY (namespace, name, token))",
+            "CREATE UNIQUE INDEX IF NOT EXISTS warden_lock_share_owner ON warden_lock_share (namespace, name, owner)",
+            Statements.SHARE_POLL_FUNCTION);
+
+    /**
+     * One poll of a shared name's contender, in one transaction under a per-name advisory lock (so entries
+     * arrive, draw tokens and are granted in one order): drops entries whose expiry passed (a dead holder's
+     * or waiter's), refreshes the caller's entry or enqueues it with a fresh token, and grants it when the
+     * weights of every entry ahead (held or waiting) plus its own fit its limit. Returns the token when
+     * granted, else how long until the first holder ahead expires (null when none is held).
+     */
+    static final String SHARE_POLL_FUNCTION = "CREATE OR REPLACE FUNCTION warden_lock_share_poll("
+            + "ns text, nm text, ow text, w bigint, lim bigint, ttl_ms bigint,"
+            + " OUT granted_token bigint, OUT wait_ms bigint) LANGUAGE plpgsql AS $$\n"
+            + "DECLARE mine bigint; ahead numeric; now_ts timestamptz;\n"
+            + "BEGIN\n"
+            + "  PERFORM pg_advisory_xact_lock(7355608, hashtext(ns || chr(10) || nm));\n"
+            + "  now_ts := clock_timestamp();\n"
+            + "  DELETE FROM warden_lock_share WHERE namespace = ns AND name = nm AND expires_at <= now_ts;\n"
+            + "  UPDATE warden_lock_share SET expires_at = now_ts + ttl_ms * interval '1 millisecond'\n"
+            + "    WHERE namespace = ns AND name = nm AND owner = ow RETURNING token INTO mine;\n"
+            + "  IF mine IS NULL THEN\n"
+            + "    mine := nextval('warden_lock_token');\n"
+            + "    INSERT INTO warden_lock_share (namespace, name, token, owner, weight, lim, granted, expires_at)\n"
+            + "      VALUES (ns, nm, mine, ow, w, lim, false, now_ts + ttl_ms * interval '1 millisecond');\n"
+            + "  END IF;\n"
+            + "  SELECT coalesce(sum(weight), 0),\n"
+            + "      ceil(extract(epoch FROM min(expires_at) FILTER (WHERE granted) - now_ts) * 1000)::bigint\n"
+            + "    INTO ahead, wait_ms FROM warden_lock_share WHERE namespace = ns AND name = nm AND token < mine;\n"
+            + "  IF ahead + w <= lim THEN\n"
+            + "    UPDATE warden_lock_share SET granted = true WHERE namespace = ns AND name = nm AND token = mine;\n"
+            + "    granted_token := mine;\n"
+            + "    wait_ms := NULL;\n"
+            + "  END IF;\n"
+            + "END $$";
+
+    /** Parameters: namespace, name, owner, weight, limit, TTL ms. */
+    static final String SHARE_POLL = "SELECT granted_token, wait_ms FROM warden_lock_share_poll(?, ?, ?, ?, ?, ?)";
+
+    /** Parameters: TTL ms, namespace, name, owner, token. One row updated when renewed. */
+    static final String SHARE_RENEW = "UPDATE warden_lock_share SET expires_at = clock_timestamp() + ? * interval '1 millisecond'"
+            + " WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND granted AND expires_at > clock_timestamp()";
+
+    /**
+     * Parameters: namespace, name, owner, token, wake-up key. A row when the entry was removed; its column says
+     * whether it was still live. Those behind it are notified either way.
+     */
+    static final String SHARE_RELEASE = "WITH d AS (DELETE FROM warden_lock_share"
+            + "   WHERE namespace = ? AND name = ? AND owner = ? AND token = ? RETURNING expires_at > clock_timestamp() AS live)"
+            + " SELECT live, pg_notify('" + CHANNEL + "', ?) FROM d";
+
+    /** Parameters: namespace, name, owner, wake-up key. Removes a waiting entry (never a granted one). */
+    static final String SHARE_ABANDON = "WITH d AS (DELETE FROM warden_lock_share"
+            + "   WHERE namespace = ? AND name = ? AND owner = ? AND NOT granted RETURNING 1)"
+            + " SELECT pg_notify('" + CHANNEL + "', ?) FROM d";
 
     /**
      * Takes the lock when it is free or expired; either way also reads what the holder's expiry was before
