@@ -77,6 +77,13 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
                 for (String sql : Statements.SCHEMA) {
                     s.execute(sql);
                 }
+                boolean missing;
+                try (ResultSet r = s.executeQuery(Statements.SHARE_POLL_FUNCTION_MISSING)) {
+                    missing = r.next() && r.getBoolean(1);
+                }
+                if (missing) {
+                    s.execute(Statements.SHARE_POLL_FUNCTION);
+                }
                 c.commit();
             } catch (SQLException e) {
                 c.rollback();

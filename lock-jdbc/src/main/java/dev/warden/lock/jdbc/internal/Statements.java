@@ -44,8 +44,14 @@ final class Statements {
                     + " granted boolean NOT NULL,"
                     + " expires_at timestamptz NOT NULL,"
                     + " PRIMARY KEY (namespace, name, token))",
-            "CREATE UNIQUE INDEX IF NOT EXISTS warden_lock_share_owner ON warden_lock_share (namespace, name, owner)",
-            Statements.SHARE_POLL_FUNCTION);
+            "CREATE UNIQUE INDEX IF NOT EXISTS warden_lock_share_owner ON warden_lock_share (namespace, name, owner)");
+
+    /**
+     * Whether the shared poll function is missing: it is created only then, not replaced at every client's
+     * start (a replacement makes every session plan it again). A changed body comes with a new name.
+     */
+    static final String SHARE_POLL_FUNCTION_MISSING =
+            "SELECT to_regprocedure('warden_lock_share_poll(text, text, text, bigint, bigint, bigint)') IS NULL";
 
     /**
      * One poll of a shared name's contender, in one transaction under a per-name advisory lock (so entries
@@ -54,7 +60,7 @@ final class Statements {
      * weights of every entry ahead (held or waiting) plus its own fit its limit. Returns the token when
      * granted, else how long until the first holder ahead expires (null when none is held).
      */
-    static final String SHARE_POLL_FUNCTION = "CREATE OR REPLACE FUNCTION warden_lock_share_poll("
+    static final String SHARE_POLL_FUNCTION = "CREATE FUNCTION warden_lock_share_poll("
             + "ns text, nm text, ow text, w bigint, lim bigint, ttl_ms bigint,"
             + " OUT granted_token bigint, OUT wait_ms bigint) LANGUAGE plpgsql AS $$\n"
             + "DECLARE mine bigint; ahead numeric; now_ts timestamptz;\n"
