@@ -18,7 +18,7 @@ def entries = (0..<managed.length).collect { i ->
 } as TreeSet
 def expected = ['dev.warden:lock-api', 'dev.warden:warden-redis', 'dev.warden:lock-redis', 'dev.warden:lock-etcd', 'dev.warden:lock-zookeeper', 'dev.warden:lock-memory', 'dev.warden:lock-jdbc',
                 'dev.warden:quota-core', 'dev.warden:quota-ledger', 'dev.warden:quota-ledger-cli', 'dev.warden:lock-cli', 'dev.warden:testkit', 'dev.warden:lock-tck',
-                'dev.warden:warden-micrometer', 'dev.warden:warden-shedlock', 'dev.warden:warden-spring-integration', 'dev.warden:warden-spring-boot-starter', 'io.lettuce:lettuce-core',
+                'dev.warden:warden-micrometer', 'dev.warden:warden-shedlock', 'dev.warden:warden-spring-integration', 'dev.warden:warden-reactor', 'dev.warden:warden-spring-boot3-compat', 'dev.warden:warden-spring-boot-starter', 'io.lettuce:lettuce-core',
                 'io.netty:netty-bom', 'io.grpc:grpc-bom', 'com.google.protobuf:protobuf-bom'] as TreeSet
 assert entries == expected : "warden-bom manages ${entries}, expected ${expected}"
 println "[adopter] warden-bom: no parent; manages ${entries.size()} entries, Warden's, Lettuce and the Netty, gRPC and protobuf BOMs"

@@ -4,9 +4,10 @@ import dev.warden.lock.LockClient;
 import dev.warden.micrometer.MeteredQuotaService;
 import dev.warden.quota.QuotaService;
 import dev.warden.quota.ledger.LedgerConsumer;
-import dev.warden.spring.internal.LedgerHealthIndicator;
-import dev.warden.spring.internal.LockHealthIndicator;
-import dev.warden.spring.internal.QuotaHealthIndicator;
+import dev.warden.spring.internal.ProbeHealthIndicator;
+import dev.warden.spring.probe.LedgerProbe;
+import dev.warden.spring.probe.LockProbe;
+import dev.warden.spring.probe.QuotaProbe;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -17,10 +18,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Health indicators (with Actuator's health module): {@code wardenLock} (the backend grants a probe lock),
- * {@code wardenQuota} (the quota engine's Redis answers), {@code wardenLedger} (the application's
- * {@link LedgerConsumer} bean runs; its backlog). Each can be switched off with
+ * Spring Boot 4's health indicators (with Actuator's health module, {@code spring-boot-health}):
+ * {@code wardenLock} (the backend grants a probe lock), {@code wardenQuota} (the quota engine's Redis answers),
+ * {@code wardenLedger} (the application's {@link LedgerConsumer} bean runs; its backlog). Each can be switched off with
  * {@code management.health.warden-lock.enabled=false} (and {@code warden-quota}, {@code warden-ledger}).
+ * On Boot 3.5 this configuration is dropped (its health classes are not there) and
+ * {@code dev.warden.spring.boot3.WardenBoot3HealthAutoConfiguration} gives the same indicators.
  */
 @AutoConfiguration(after = {WardenLockAutoConfiguration.class, WardenQuotaAutoConfiguration.class})
 @ConditionalOnClass(HealthIndicator.class)
@@ -35,7 +38,7 @@ public class WardenHealthAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "wardenLockHealthIndicator")
         HealthIndicator wardenLockHealthIndicator(LockClient locks) {
-            return new LockHealthIndicator(locks);
+            return new ProbeHealthIndicator(LockProbe.FAILURE, report -> LockProbe.check(locks, report));
         }
     }
 
@@ -49,7 +52,8 @@ public class WardenHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "wardenQuotaHealthIndicator")
         HealthIndicator wardenQuotaHealthIndicator(QuotaService quota) {
             // Probes are not traffic: the unmetered service answers them.
-            return new QuotaHealthIndicator(quota instanceof MeteredQuotaService m ? m.delegate() : quota);
+            QuotaService probed = quota instanceof MeteredQuotaService m ? m.delegate() : quota;
+            return new ProbeHealthIndicator(QuotaProbe.FAILURE, report -> QuotaProbe.check(probed, report));
         }
     }
 
@@ -62,7 +66,7 @@ public class WardenHealthAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "wardenLedgerHealthIndicator")
         HealthIndicator wardenLedgerHealthIndicator(LedgerConsumer consumer) {
-            return new LedgerHealthIndicator(consumer);
+            return new ProbeHealthIndicator(LedgerProbe.FAILURE, report -> LedgerProbe.check(consumer, report));
         }
     }
 }

@@ -35,8 +35,12 @@ import java.util.Map;
  * {@link dev.warden.spring.WithLock} on beans' methods.
  */
 @AutoConfiguration(afterName = {
+        // After the MeterRegistry and ObservationRegistry exist: Boot 4's auto-configurations, then Boot 3.5's (a
+        // name that is not on the class path is ignored).
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
 @ConditionalOnClass(LockClient.class)
 @EnableConfigurationProperties({WardenLockProperties.class, WardenMetricsProperties.class})
 public class WardenLockAutoConfiguration {

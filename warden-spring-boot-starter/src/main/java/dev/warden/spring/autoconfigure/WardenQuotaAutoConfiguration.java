@@ -31,8 +31,11 @@ import java.util.Map;
  * to the application's {@code LedgerConsumer}.
  */
 @AutoConfiguration(after = WardenLockAutoConfiguration.class, afterName = {
+        // After the registries, on Boot 4 and on Boot 3.5, as WardenLockAutoConfiguration.
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
 @ConditionalOnClass(QuotaService.class)
 @ConditionalOnBooleanProperty(name = "warden.quota.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({WardenQuotaProperties.class, WardenLockProperties.class, WardenMetricsProperties.class})
