@@ -21,8 +21,8 @@ import java.util.List;
  * <ul>
  *   <li>A lock is a row of {@code warden_lock} keyed by namespace and name: its owner, its fencing token and
  *       when it expires, on the database's clock ({@code clock_timestamp()}); no client's clock is ever
- *       compared with it. Acquiring is one statement: an insert that, on conflict, takes over the row only
- *       when it is free or expired.</li>
+ *       compared with it. Acquiring is one statement: an update that takes over the row only when it is
+ *       free or expired (a refused poll locks and writes nothing), or an insert for a name never locked.</li>
  *   <li>Tokens come from the sequence {@code warden_lock_token}, and each grant's is also above the row's
  *       last token and its floor, so they strictly increase per lock even when a statement that drew a
  *       value early commits late. A released lock's row stays (free), like Redis's fence key.</li>

@@ -48,12 +48,18 @@ final class JdbcAttempt implements LockAttempt {
         long ttlMillis = Math.max(1, ttl.toMillis());
         return driver.calls().call("acquiring lock '" + name + "'", c -> {
             try (PreparedStatement s = c.prepareStatement(Statements.ACQUIRE)) {
-                s.setString(1, driver.namespace());
-                s.setString(2, name);
-                s.setString(3, owner);
-                s.setLong(4, ttlMillis);
+                s.setString(1, owner);
+                s.setLong(2, ttlMillis);
+                s.setString(3, driver.namespace());
+                s.setString(4, name);
                 s.setString(5, driver.namespace());
                 s.setString(6, name);
+                s.setString(7, owner);
+                s.setLong(8, ttlMillis);
+                s.setString(9, driver.namespace());
+                s.setString(10, name);
+                s.setString(11, driver.namespace());
+                s.setString(12, name);
                 try (ResultSet r = s.executeQuery()) {
                     r.next();
                     long token = r.getLong(1);

@@ -96,9 +96,9 @@ final class Statements {
      * Parameters: namespace, name, owner, token, wake-up key. A row when the entry was removed; its column says
      * whether it was still live. Those behind it are notified either way.
      */
-    static final String SHARE_RELEASE = "WITH d AS (DELETE FROM warden_lock_share"
+    static final String SHARE_RELEASE = "WITH " + Statements.ASYNC_COMMIT + ", d AS (DELETE FROM warden_lock_share"
             + "   WHERE namespace = ? AND name = ? AND owner = ? AND token = ? RETURNING expires_at > clock_timestamp() AS live)"
-            + " SELECT live, pg_notify('" + CHANNEL + "', ?) FROM d";
+            + " SELECT live, pg_notify('" + CHANNEL + "', ?) FROM d, c";
 
     /** Parameters: namespace, name, owner, wake-up key. Removes a waiting entry (never a granted one). */
     static final String SHARE_ABANDON = "WITH d AS (DELETE FROM warden_lock_share"
@@ -107,32 +107,46 @@ final class Statements {
 
     /**
      * Takes the lock when it is free or expired; either way also reads what the holder's expiry was before
-     * the statement (to wait that long at most). Parameters: namespace, name, owner, TTL ms, namespace, name.
-     * The token is the larger of a fresh sequence value and the row's last token or floor + 1: a value drawn
-     * before another grant committed can never go out below it.
+     * the statement (to wait that long at most). An existing row is taken over by an {@code UPDATE} whose
+     * condition is the expiry, so a poll refused by a live holder locks nothing and writes nothing (it needs no
+     * transaction id and no commit flush); only a name never locked before is inserted ({@code ON CONFLICT DO
+     * NOTHING} against a racing first insert). The token is the larger of a fresh sequence value and the
+     * row's last token or floor + 1, decided under the row's lock: a value drawn before another grant
+     * committed can never go out below it. Parameters: owner, TTL ms, namespace, name; namespace, name, owner,
+     * TTL ms, namespace, name; namespace, name.
      */
-    static final String ACQUIRE = "WITH s AS (SELECT nextval('warden_lock_token') AS t),"
-            + " g AS (INSERT INTO warden_lock AS l (namespace, name, owner, token, expires_at)"
-            + "   SELECT ?, ?, ?, s.t, clock_timestamp() + ? * interval '1 millisecond' FROM s"
-            + "   ON CONFLICT (namespace, name) DO UPDATE"
-            + "   SET owner = EXCLUDED.owner, token = GREATEST(EXCLUDED.token, l.token + 1, l.floor + 1),"
-            + "       expires_at = EXCLUDED.expires_at"
-            + "   WHERE l.expires_at <= clock_timestamp()"
-            + "   RETURNING l.token)"
-            + " SELECT (SELECT token FROM g),"
+    static final String ACQUIRE = "WITH u AS (UPDATE warden_lock AS l"
+            + "   SET owner = ?, token = GREATEST(nextval('warden_lock_token'), l.token + 1, l.floor + 1),"
+            + "       expires_at = clock_timestamp() + ? * interval '1 millisecond'"
+            + "   WHERE l.namespace = ? AND l.name = ? AND l.expires_at <= clock_timestamp()"
+            + "   RETURNING l.token),"
+            + " i AS (INSERT INTO warden_lock (namespace, name, owner, token, expires_at)"
+            + "   SELECT ?, ?, ?, nextval('warden_lock_token'), clock_timestamp() + ? * interval '1 millisecond'"
+            + "   WHERE NOT EXISTS (SELECT 1 FROM warden_lock WHERE namespace = ? AND name = ?)"
+            + "   ON CONFLICT (namespace, name) DO NOTHING"
+            + "   RETURNING token)"
+            + " SELECT coalesce((SELECT token FROM u), (SELECT token FROM i)),"
             + " (SELECT CASE WHEN expires_at > clock_timestamp()"
             + "    THEN ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint ELSE 0 END"
             + "    FROM warden_lock WHERE namespace = ? AND name = ?)";
+
+    /**
+     * A release commits without waiting for its flush ({@code synchronous_commit} off for its own transaction):
+     * {@code NOTIFY} commits hold one server-wide lock until they end, so waiting there for the disk would line
+     * every release up behind the others. Safe: a release lost in a crash leaves the row to expire at its TTL,
+     * and any later grant's synchronous commit flushes the release before it (the log is written in order).
+     */
+    private static final String ASYNC_COMMIT = "c AS (SELECT set_config('synchronous_commit', 'off', true) AS s)";
 
     /** Parameters: TTL ms, namespace, name, owner, token. One row updated when renewed. */
     static final String RENEW = "UPDATE warden_lock SET expires_at = clock_timestamp() + ? * interval '1 millisecond'"
             + " WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()";
 
     /** Parameters: namespace, name, owner, token, wake-up key. A row when released (and waiters notified). */
-    static final String RELEASE = "WITH r AS (UPDATE warden_lock SET owner = NULL, expires_at = '-infinity'"
+    static final String RELEASE = "WITH " + ASYNC_COMMIT + ", r AS (UPDATE warden_lock SET owner = NULL, expires_at = '-infinity'"
             + "   WHERE namespace = ? AND name = ? AND owner = ? AND token = ? AND expires_at > clock_timestamp()"
             + "   RETURNING 1)"
-            + " SELECT pg_notify('" + CHANNEL + "', ?) FROM r";
+            + " SELECT pg_notify('" + CHANNEL + "', ?) FROM r, c";
 
     /** Parameters: namespace, name, token, wake-up key. A row when evicted; the token is kept as the mark. */
     static final String EVICT = "WITH r AS (UPDATE warden_lock SET owner = NULL, expires_at = '-infinity', evicted_token = token"
