@@ -86,12 +86,13 @@ public final class Bench implements Callable<Integer> {
         boolean failed = false;
         // Durable settings on both sides, as production would run them: Redis with an append-only
         // file synced every second; PostgreSQL with fsync and synchronous commit (testkit's test
-        // defaults turn fsync off for speed).
+        // defaults turn fsync off for speed). Room for the PostgreSQL lock rows with a client per thread
+        // (each a pool, Warden's also a listening connection): 64 threads open some 200 connections.
         try (RedisServer redis = RedisServer.builder().appendOnly(true).config("appendfsync", "everysec").start();
              EtcdServer etcd = EtcdServer.start();
              ZooKeeperServer zookeeper = ZooKeeperServer.start();
              PostgresServer postgres = PostgresServer.builder().setting("fsync", "on").setting("full_page_writes", "on")
-                     .setting("synchronous_commit", "on").start();
+                     .setting("synchronous_commit", "on").setting("max_connections", "500").start();
              RedisCluster redisCluster = cluster && (selected("warden redis warden lua cluster")
                      || selected("quota deduct, one hot account warden lua, sync, 8 buckets, 3-primary cluster"))
                      ? RedisCluster.builder().appendOnly(true).config("appendfsync", "everysec").start() : null) {

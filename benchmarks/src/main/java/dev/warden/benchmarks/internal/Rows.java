@@ -5,6 +5,7 @@ import dev.warden.benchmarks.scenarios.Accounts;
 import dev.warden.benchmarks.scenarios.BareRedisScripts;
 import dev.warden.benchmarks.scenarios.CuratorMutex;
 import dev.warden.benchmarks.scenarios.JetcdLockRpc;
+import dev.warden.benchmarks.scenarios.LockContention;
 import dev.warden.benchmarks.scenarios.LuaDeduct;
 import dev.warden.benchmarks.scenarios.PostgresDeduct;
 import dev.warden.benchmarks.scenarios.CuratorRecipe;
@@ -12,6 +13,8 @@ import dev.warden.benchmarks.scenarios.RedissonLock;
 import dev.warden.benchmarks.scenarios.RedissonRecipe;
 import dev.warden.benchmarks.scenarios.WardenRecipe;
 import dev.warden.benchmarks.scenarios.SeedAlternatives;
+import dev.warden.benchmarks.scenarios.ShedLockJdbc;
+import dev.warden.benchmarks.scenarios.SpringJdbcLockRegistry;
 import dev.warden.benchmarks.scenarios.WardenLock;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.PostgresServer;
@@ -54,6 +57,21 @@ public final class Rows {
             s.put("warden.lock.namespace", namespace);
             return s;
         }
+
+        /**
+         * Warden's jdbc backend on the PostgreSQL server: the login in its own setting (the backend refuses
+         * one in the URL), the pool at its default size (8). Kept out of {@link #lockBackends()}, whose every
+         * backend also gets a quota row.
+         */
+        Map<String, Object> jdbcLock(String namespace) {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("warden.lock.backend", "jdbc");
+            s.put("warden.lock.endpoints", "jdbc:postgresql://" + postgres.host() + ":" + postgres.port() + "/"
+                    + postgres.database());
+            s.put("warden.lock.jdbc.username", postgres.user());
+            s.put("warden.lock.namespace", namespace);
+            return s;
+        }
     }
 
     private Rows() {
@@ -73,6 +91,13 @@ public final class Rows {
             rows.add(() -> new JetcdLockRpc(s.etcd().clientUrls(), contended, "jetcd-bench"));
             rows.add(() -> new WardenLock("warden zookeeper", s.lock("zookeeper", "bench"), contended));
             rows.add(() -> new CuratorMutex(s.zookeeper().connectString(), contended, "curator-bench"));
+        }
+        // PostgreSQL: Warden's jdbc backend beside ShedLock's and Spring Integration's JDBC locks, also with a
+        // client per thread, where the contenders meet only in the database (as separate processes would).
+        for (LockContention contention : LockContention.values()) {
+            rows.add(() -> new WardenLock("warden jdbc", s.jdbcLock("bench"), contention));
+            rows.add(() -> new ShedLockJdbc(s.postgres().jdbcUrl(), contention));
+            rows.add(() -> new SpringJdbcLockRegistry(s.postgres().jdbcUrl(), contention));
         }
         return rows;
     }

@@ -11,22 +11,29 @@ import java.util.Map;
 public final class WardenLock implements Workload {
 
     private final CriticalSection shared = new CriticalSection();
+    private final PostgresCpu postgresCpu = new PostgresCpu();
+    private final PerThread perThread = new PerThread();
 
     private final String implementation;
     private final Map<String, Object> settings;
-    private final boolean contended;
-    private LockClient client;
+    private final LockContention contention;
+    private LockClient[] clients;
     private DistributedLock[] locks;
+    private String note = "";
 
     public WardenLock(String implementation, Map<String, Object> settings, boolean contended) {
+        this(implementation, settings, LockContention.of(contended));
+    }
+
+    public WardenLock(String implementation, Map<String, Object> settings, LockContention contention) {
         this.implementation = implementation;
         this.settings = settings;
-        this.contended = contended;
+        this.contention = contention;
     }
 
     @Override
     public String scenario() {
-        return contended ? "lock, contended (one name)" : "lock, uncontended (a name per thread)";
+        return contention.scenario();
     }
 
     @Override
@@ -41,18 +48,30 @@ public final class WardenLock implements Workload {
 
     @Override
     public void setUp(int threads) {
-        client = LockClient.create(settings);
+        clients = new LockClient[contention.clientPerThread() ? threads : 1];
+        for (int i = 0; i < clients.length; i++) {
+            clients[i] = LockClient.create(settings);
+        }
         locks = new DistributedLock[threads];
         for (int i = 0; i < threads; i++) {
-            locks[i] = client.lock(contended ? "bench-hot" : "bench-" + i);
+            locks[i] = clients[contention.clientPerThread() ? i : 0].lock(contention.contended() ? "bench-hot" : "bench-" + i);
         }
+        if (onPostgres()) {
+            perThread.setUp(threads);
+            postgresCpu.start();
+        }
+    }
+
+    private boolean onPostgres() {
+        return "jdbc".equals(String.valueOf(settings.get("warden.lock.backend")));
     }
 
     @Override
     public Operation operation(int index) {
         // One name for all threads when contended; a name, so a critical section, per thread otherwise.
-        CriticalSection section = contended ? shared : new CriticalSection();
+        CriticalSection section = contention.contended() ? shared : new CriticalSection();
         DistributedLock lock = locks[index];
+        boolean counted = onPostgres() && contention.contended();
         return () -> {
             try (Lease lease = lock.acquire()) {
                 if (!lease.isValid()) {
@@ -60,13 +79,31 @@ public final class WardenLock implements Workload {
                 }
                 section.run();
             }
+            if (counted) {
+                perThread.acquired(index);
+            }
         };
     }
 
     @Override
+    public void verify(long completed) {
+        note = PerThread.join(onPostgres() && contention.contended() ? perThread.note() : "",
+                postgresCpu.perOperation(completed));
+    }
+
+    @Override
+    public String note() {
+        return note;
+    }
+
+    @Override
     public void close() {
-        if (client != null) {
-            client.close();
+        if (clients != null) {
+            for (LockClient client : clients) {
+                if (client != null) {
+                    client.close();
+                }
+            }
         }
     }
 }
