@@ -1,9 +1,8 @@
 package dev.warden.shedlock;
 
-import dev.warden.testkit.EtcdServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.EtcdServerExtension;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Map;
@@ -12,23 +11,12 @@ import java.util.Map;
 @DisplayName("ShedLock kit, etcd backend")
 class EtcdShedLockTest extends WardenShedLockKit {
 
-    private static EtcdServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = EtcdServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
 
     @Override
     protected Map<String, Object> settings() {
-        return Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", server.endpoints());
+        return Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.server().endpoints());
     }
 
     /** etcd leases are whole seconds, and its minimum TTL with default timing is 2 s. */

@@ -1,9 +1,8 @@
 package dev.warden.integration;
 
-import dev.warden.testkit.EtcdServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.warden.testkit.EtcdServerExtension;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.Map;
@@ -12,23 +11,18 @@ import java.util.Map;
 @DisplayName("Spring Integration lock registry, etcd backend")
 class EtcdLockRegistryTest extends WardenLockRegistryKit {
 
-    private static EtcdServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = EtcdServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
 
     @Override
     protected Map<String, Object> settings() {
-        return Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", server.endpoints());
+        return Map.of("warden.lock.backend", "etcd", "warden.lock.endpoints", etcd.server().endpoints());
+    }
+
+    /** etcd leases are whole seconds, and its minimum TTL with default timing is 2 s (as in warden-shedlock's kit). */
+    @Override
+    protected Duration renewalTtl() {
+        return Duration.ofSeconds(2);
     }
 
     /**
@@ -42,11 +36,11 @@ class EtcdLockRegistryTest extends WardenLockRegistryKit {
 
     @Override
     protected void pauseServer() {
-        server.pause();
+        etcd.server().pause();
     }
 
     @Override
     protected void resumeServer() {
-        server.resume();
+        etcd.server().resume();
     }
 }

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -51,12 +53,24 @@ abstract class RegistryFixture {
     }
 
     /**
+     * The TTL of the client of a test that holds a lock past the TTL, kept by the keeper's renewals, or waits for a
+     * renewal ({@link #newRegistry(Duration)}): those tests last a few TTLs, so theirs is short, 1 s (as in
+     * warden-shedlock's kit; a renewal every 333 ms, a lease lost only when none gets through for about 650 ms).
+     * They hold one lock and do little else; the busy tests (many clients, many threads) keep {@link #ttl()}.
+     */
+    protected Duration renewalTtl() {
+        return Duration.ofSeconds(1);
+    }
+
+    /**
      * The TTL of the client that holds a lock through a server freeze ({@link #pauseServer()}): long enough that
      * the lease outlives a freeze of a few seconds, short enough that what an attempt left on the server during the
-     * freeze is gone within {@link #PATIENCE}.
+     * freeze is gone soon after it (the test waits for it). 6 s: the freeze on Redis lasts one request timeout
+     * (2 s), and a lease renewed every 2 s, a failed renewal retried after 500 ms, outlives any freeze of up to
+     * about 3.4 s (one starting right after the grant, as in the test, of up to about 5 s).
      */
     protected Duration outageTtl() {
-        return Duration.ofSeconds(10);
+        return Duration.ofSeconds(6);
     }
 
     /** Freezes the server (nothing answers, connections stay open); tests that need it are skipped where it cannot. */
@@ -75,12 +89,37 @@ abstract class RegistryFixture {
         client = newClient(Map.of());
     }
 
+    /**
+     * Closes the test's clients all at once, each on a thread of its own, and waits for every close: a ZooKeeper
+     * client takes about 120 ms to close (the join of its I/O thread), and some tests open twenty clients. The first
+     * failure is thrown, the others suppressed.
+     */
     @AfterEach
-    void closeClients() {
+    void closeClients() throws InterruptedException {
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> closing = new ArrayList<>();
         for (LockClient c : clients) {
-            c.close();
+            Thread t = new Thread(() -> {
+                try {
+                    c.close();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "close-" + namespace + "-" + closing.size());
+            t.start();
+            closing.add(t);
         }
         clients.clear();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        for (Thread t : closing) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            assertThat(t.isAlive()).as("%s still closing its client after %s", t.getName(), PATIENCE).isFalse();
+        }
+        if (!failures.isEmpty()) {
+            AssertionError failed = new AssertionError("closing a client failed", failures.get(0));
+            failures.stream().skip(1).forEach(failed::addSuppressed);
+            throw failed;
+        }
     }
 
     /** A client of another process, on the same server and namespace, with {@code overrides} on its settings. */
@@ -99,6 +138,11 @@ abstract class RegistryFixture {
     /** A registry of this test's process. */
     protected WardenLockRegistry newRegistry() {
         return new WardenLockRegistry(client);
+    }
+
+    /** A registry over a client of its own (a process of its own) whose leases have the TTL {@code ttl}. */
+    protected WardenLockRegistry newRegistry(Duration ttl) {
+        return new WardenLockRegistry(newClient(Map.of("warden.lock.ttl", ttl)));
     }
 
     /** A registry of another process: its own client, so its holds are another owner's. */

@@ -135,14 +135,15 @@ abstract class SpringLockRegistryKit extends RegistryFixture {
 	void testLockWithCustomTtl() {
 		// Warden: Spring's registry expires after 100 ms and the lock is taken for 500 ms, then held 200 ms; here the
 		// lock is taken with a maximum hold time of five TTLs and held past Warden's TTL (by a quarter), twice
-		// (Spring: three times), each hold kept by the lease keeper.
-		WardenLockRegistry registry = newRegistry();
+		// (Spring: three times), each hold kept by the lease keeper; the registry's client has the short TTL of
+		// RegistryFixture.renewalTtl() (1 s, etcd 2 s).
+		WardenLockRegistry registry = newRegistry(renewalTtl());
 		for (int i = 0; i < 2; i++) {
 			WardenLock lock = registry.obtain("foo");
-			lock.lock(ttl().multipliedBy(5));
+			lock.lock(renewalTtl().multipliedBy(5));
 			try {
 				assertThat(getRegistryLocks(registry)).hasSize(1);
-				holdValidFor(lock.lease(), ttl().plus(ttl().dividedBy(4)));
+				holdValidFor(lock.lease(), renewalTtl().plus(renewalTtl().dividedBy(4)));
 			}
 			finally {
 				assertThatNoException().isThrownBy(lock::unlock);
@@ -155,15 +156,15 @@ abstract class SpringLockRegistryKit extends RegistryFixture {
 	@Test
 	void testTryLockWithCustomTtl() throws InterruptedException {
 		// Warden: as in testLockWithCustomTtl.
-		WardenLockRegistry registry = newRegistry();
+		WardenLockRegistry registry = newRegistry(renewalTtl());
 		for (int i = 0; i < 2; i++) {
 			WardenLock lock = registry.obtain("foo");
 			// Warden: the result is asserted (Spring ignores it), after a wait of RegistryFixture.PATIENCE (Spring:
 			// 100 ms, which a loaded machine can spend before the first answer).
-			assertThat(lock.tryLock(PATIENCE, ttl().multipliedBy(5))).isTrue();
+			assertThat(lock.tryLock(PATIENCE, renewalTtl().multipliedBy(5))).isTrue();
 			try {
 				assertThat(getRegistryLocks(registry)).hasSize(1);
-				holdValidFor(lock.lease(), ttl().plus(ttl().dividedBy(4)));
+				holdValidFor(lock.lease(), renewalTtl().plus(renewalTtl().dividedBy(4)));
 			}
 			finally {
 				assertThatNoException().isThrownBy(lock::unlock);
@@ -461,12 +462,13 @@ abstract class SpringLockRegistryKit extends RegistryFixture {
 	@Test
 	void testRenewalOnExpire() throws Exception {
 		// Warden: Spring's registry expires after 300 ms, renewed by the scheduler, and the test sleeps 600 ms; here
-		// the scheduler is accepted and ignored (the lease keeper renews), and the lock is held past two TTLs.
-		WardenLockRegistry registry = newRegistry();
+		// the scheduler is accepted and ignored (the lease keeper renews), and the lock is held past two TTLs, those
+		// of a client with the short TTL of RegistryFixture.renewalTtl() (1 s, etcd 2 s).
+		WardenLockRegistry registry = newRegistry(renewalTtl());
 		registry.setRenewalTaskScheduler(new SimpleAsyncTaskScheduler());
 		WardenLock lock1 = registry.obtain("foo");
 		assertThat(lock1.tryLock()).isTrue();
-		holdValidFor(lock1.lease(), ttl().multipliedBy(2));
+		holdValidFor(lock1.lease(), renewalTtl().multipliedBy(2));
 		lock1.unlock();
 	}
 
@@ -1080,8 +1082,9 @@ abstract class SpringLockRegistryKit extends RegistryFixture {
 	void testUnlockAfterLockStatusHasBeenExpiredAndDeleted() throws Exception {
 		// Warden: Spring lets the row expire and deletes it (client.deleteExpired()); here an operator force-releases
 		// the hold (LockAdmin.forceRelease), which deletes it on the server, and the test waits until the lease
-		// reads lost (told at its next renewal, within a third of the TTL).
-		WardenLockRegistry registry = newRegistry();
+		// reads lost (told at its next renewal, within a third of the TTL: the registry's client has the short TTL of
+		// RegistryFixture.renewalTtl(), 1 s, etcd 2 s).
+		WardenLockRegistry registry = newRegistry(renewalTtl());
 		WardenLock lock = registry.obtain("foo");
 
 		lock.lock();
@@ -1485,7 +1488,7 @@ abstract class SpringLockRegistryKit extends RegistryFixture {
 	@Test
 	void voidLockFailsWhenServerDown() throws Exception {
 		// Warden: the server is frozen (pauseServer) rather than stopped, so it comes back with its data, and the
-		// test's registry is on a client whose TTL (outageTtl(): 10 s, etcd 20 s, ZooKeeper 30 s) outlasts the
+		// test's registry is on a client whose TTL (outageTtl(): Redis 6 s, etcd 20 s, ZooKeeper 30 s) outlasts the
 		// freeze, so the lock taken before it is still held after it, and whose calls time out after 2 s. Skipped on
 		// the memory backend, which has no server.
 		WardenLockRegistry registry = new WardenLockRegistry(newClient(Map.of("warden.lock.ttl", outageTtl(),

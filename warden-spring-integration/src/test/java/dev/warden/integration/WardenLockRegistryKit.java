@@ -132,8 +132,8 @@ abstract class WardenLockRegistryKit extends SpringLockRegistryKit {
         WardenLock lock = registry.obtain("foo");
         Duration limit = Duration.ofSeconds(1);
         lock.lock(limit);
-        long until = System.nanoTime() + limit.multipliedBy(3).toNanos();
-        while (System.nanoTime() - until < 0) {                              // three limits long, renewed all along
+        long until = System.nanoTime() + limit.multipliedBy(2).toNanos();
+        while (System.nanoTime() - until < 0) {                              // two limits long, renewed all along
             registry.renewLock("foo");
             holdValidFor(lock.lease(), Duration.ofMillis(50));
         }
