@@ -31,19 +31,19 @@ abstract class DeadHolderClauses {
         String name = kit.newName();
         Map<String, Object> s = new LinkedHashMap<>(kit.settings());
         s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.ttl());
+        s.put("warden.lock.ttl", kit.processTtl());
         HolderProcess.Child holder = HolderProcess.start(name, s, close -> kit.closeAfter(close::run));
         LockClient c = kit.client();
         // Held across several renewals before the kill: the child's keeper works.
-        Await.during(kit.ttl().multipliedBy(2), "the live holder keeps the lock", () -> kit.onServer(name));
+        Await.during(kit.processTtl(), "the live holder keeps the lock", () -> kit.onServer(name));
         assertThat(c.lock(name).tryAcquire(Duration.ZERO)).isEmpty();
         holder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
-        Lease next = c.lock(name).tryAcquire(kit.ttl().plus(kit.slack())).orElseThrow(
+        Lease next = c.lock(name).tryAcquire(kit.processTtl().plus(kit.slack())).orElseThrow(
                 () -> new AssertionError("the dead holder's lock was not freed after its TTL"));
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
         assertThat(next.fencingToken()).isGreaterThan(holder.token());
-        assertThat(took).isLessThan(kit.ttl().plus(kit.slack()));
+        assertThat(took).isLessThan(kit.processTtl().plus(kit.slack()));
         next.release();
     }
 }

@@ -49,7 +49,7 @@ abstract class ElectionFaultClauses {
         String election = kit.newName();
         java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(kit.settings());
         s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.ttl());
+        s.put("warden.lock.ttl", kit.processTtl());
         // The child holds the election's lock: a leader whose process dies without a word.
         HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
         LockClient client = kit.client();
@@ -57,7 +57,7 @@ abstract class ElectionFaultClauses {
         Await.during(kit.renewInterval().multipliedBy(2), "the live leader in the other process keeps its term",
                 () -> waiting.leadership().isEmpty());
         leader.process().destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-        Await.until(kit.ttl().plus(kit.slack()), "the waiting candidate leads after the killed leader's TTL",
+        Await.until(kit.processTtl().plus(kit.slack()), "the waiting candidate leads after the killed leader's TTL",
                 () -> waiting.leadership().isPresent());
         long term = waiting.leadership().orElseThrow().fencingToken();
         assertThat(term).isGreaterThan(leader.token());
@@ -73,7 +73,7 @@ abstract class ElectionFaultClauses {
         String election = kit.newName();
         java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(kit.settings());
         s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.ttl());
+        s.put("warden.lock.ttl", kit.processTtl());
         HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
         Candidacy waiting = kit.client().election(election).join("next", new ElectionClauses.Heard());
         Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty());
@@ -81,7 +81,7 @@ abstract class ElectionFaultClauses {
         assertThat(register.write(leader.token(), 1)).isTrue();
         leader.signal("STOP");
         try {
-            Await.until(kit.ttl().plus(kit.slack()), "the waiting candidate leads once the frozen leader's TTL passed",
+            Await.until(kit.processTtl().plus(kit.slack()), "the waiting candidate leads once the frozen leader's TTL passed",
                     () -> waiting.leadership().isPresent());
             long term = waiting.leadership().orElseThrow().fencingToken();
             assertThat(term).isGreaterThan(leader.token());
@@ -89,7 +89,7 @@ abstract class ElectionFaultClauses {
         } finally {
             leader.signal("CONT");
         }
-        String told = leader.nextLine(kit.renewInterval().plus(kit.slack()));
+        String told = leader.nextLine(kit.processTtl().dividedBy(3).plus(kit.slack()));
         assertThat(told).as("what the resumed leader's lease says").startsWith("LOST ");
         // The resumed leader's write, fenced by its old term, comes after the new leader's: refused.
         assertThat(register.write(leader.token(), 3)).isFalse();

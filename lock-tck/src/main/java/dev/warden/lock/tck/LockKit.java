@@ -155,6 +155,16 @@ public abstract class LockKit {
         return ttl().dividedBy(3);
     }
 
+    /**
+     * The TTL of a holder in another process the kit starts (a fresh JVM): twice {@link #ttl()}. A fresh JVM
+     * loads and compiles its renewal path (and, on a secure etcd, authenticates again) while its first renewals
+     * are due; at the kit's shortest TTL a live holder process was seen to lose its lease, and a clause then read
+     * it as dead. The clauses that kill or freeze such a holder wait on this TTL.
+     */
+    protected Duration processTtl() {
+        return ttl().multipliedBy(2);
+    }
+
     /** The lease's loss, once it is told. */
     protected static AtomicReference<LeaseLost> watch(Lease lease) {
         AtomicReference<LeaseLost> lost = new AtomicReference<>();

@@ -46,7 +46,7 @@ abstract class SharedRecipeFaultClauses {
                     return false;
                 }).orElse(true), () -> "the holder process said: " + quietly(holder));
         holder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        Lease both = semaphore.tryAcquire(2, kit.ttl().plus(kit.slack())).orElseThrow(
+        Lease both = semaphore.tryAcquire(2, kit.processTtl().plus(kit.slack())).orElseThrow(
                 () -> new AssertionError("the dead holder's permits did not come back within its TTL"));
         assertThat(both.fencingToken()).isGreaterThan(holder.token());
         both.release();
@@ -63,7 +63,7 @@ abstract class SharedRecipeFaultClauses {
         CompletableFuture<Lease> writer = kit.client().readWriteLock(name).writeLock().acquireAsync();
         Await.during(kit.renewInterval().multipliedBy(4), "the writer waits for the live reader", () -> !writer.isDone());
         reader.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        Lease w = writer.get(kit.ttl().plus(kit.slack()).toMillis(), TimeUnit.MILLISECONDS);
+        Lease w = writer.get(kit.processTtl().plus(kit.slack()).toMillis(), TimeUnit.MILLISECONDS);
         assertThat(w.fencingToken()).isGreaterThan(reader.token());
         w.release();
     }
@@ -118,7 +118,7 @@ abstract class SharedRecipeFaultClauses {
     private Map<String, Object> childSettings(String take) {
         Map<String, Object> s = new LinkedHashMap<>(kit.settings());
         s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.ttl());
+        s.put("warden.lock.ttl", kit.processTtl());
         s.put(HolderProcess.TAKE, take);
         return s;
     }
