@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,10 +114,8 @@ public final class HolderProcess {
      */
     public static Child start(String name, Map<String, ?> settings, java.util.function.Consumer<Runnable> onClose)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"),
-                HolderProcess.class.getName(), name));
+        List<String> command = ChildJvm.command(HolderProcess.class);
+        command.add(name);
         settings.forEach((k, v) -> command.add(k + "=" + v));
         Path errors = Files.createTempFile("warden-holder-", ".err");
         Process child = new ProcessBuilder(command).redirectError(errors.toFile()).start();

@@ -53,10 +53,8 @@ public final class SharedRecipeRuns {
         List<Path> errors = new ArrayList<>();
         long[] grants = new long[roles.size()];
         for (int p = 0; p < roles.size(); p++) {
-            List<String> command = new ArrayList<>(List.of(
-                    ProcessHandle.current().info().command().orElse("java"), "-Xss512k",
-                    "-cp", System.getProperty("java.class.path"), SharedWorkerProcess.class.getName(),
-                    name, roles.get(p), Integer.toString(count), Long.toString(length.toMillis())));
+            List<String> command = ChildJvm.command(SharedWorkerProcess.class, "-Xss512k");
+            command.addAll(List.of(name, roles.get(p), Integer.toString(count), Long.toString(length.toMillis())));
             settings.forEach((k, v) -> command.add(k + "=" + v));
             Path err = Files.createTempFile("warden-worker-", ".err");
             errors.add(err);
