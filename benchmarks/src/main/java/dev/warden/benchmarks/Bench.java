@@ -2,6 +2,7 @@ package dev.warden.benchmarks;
 
 import dev.warden.benchmarks.internal.Report;
 import dev.warden.benchmarks.internal.Rows;
+import dev.warden.benchmarks.internal.RunHeader;
 import dev.warden.benchmarks.internal.Runner;
 import dev.warden.benchmarks.internal.ServerCpu;
 import dev.warden.benchmarks.internal.QuotaSizing;
@@ -23,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -33,8 +35,9 @@ import java.util.function.Supplier;
 
 /**
  * Runs every workload over every implementation in one process, on servers launched for the run,
- * so the ratios hold on a noisy machine. Writes {@code results.jsonl}, {@code results.md} and
- * {@code results.svg}; exits non-zero when a workload's end state is wrong or an operation failed.
+ * so the ratios hold on a noisy machine. Writes {@code results.jsonl}, {@code results.md} and the pictures
+ * {@link Pictures} draws from the former; exits non-zero when a workload's end state is wrong or an
+ * operation failed.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Warden's backends and the libraries users would pick instead, side by side.")
@@ -69,7 +72,8 @@ public final class Bench implements Callable<Integer> {
             + " for extra sustained rows with the largest consumer count; 0 for none (default: ${DEFAULT-VALUE})")
     List<Integer> ledgerPaced;
 
-    @Option(names = "--cluster", negatable = true, defaultValue = "true", description = "also run Warden's Redis rows on a"
+    // fallbackValue: without it picocli reads --no-cluster as true (and --cluster as false) when the default is true.
+    @Option(names = "--cluster", negatable = true, defaultValue = "true", fallbackValue = "true", description = "also run Warden's Redis rows on a"
             + " 3-primary Redis Cluster (with 3 replicas), next to one server (default: ${DEFAULT-VALUE})")
     boolean cluster;
 
@@ -80,6 +84,7 @@ public final class Bench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Files.createDirectories(out);
+        RunHeader header = RunHeader.of(Instant.now());
         Runner runner = new Runner(Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(seconds));
         List<Result> results = new ArrayList<>();
         List<SustainedLedger.Row> ledgerRows = new ArrayList<>();
@@ -145,9 +150,10 @@ public final class Bench implements Callable<Integer> {
             }
         }
         results.sort(Comparator.comparing(Result::scenario).thenComparingInt(Result::threads));
-        Report.writeJsonLines(results, out.resolve("results.jsonl"));
+        Path jsonl = out.resolve("results.jsonl");
+        Report.writeJsonLines(header, results, jsonl);
         if (!ledgerRows.isEmpty()) {
-            Files.write(out.resolve("results.jsonl"), ledgerRows.stream().map(SustainedLedger.Row::toJson).toList(),
+            Files.write(jsonl, ledgerRows.stream().map(SustainedLedger.Row::toJson).toList(),
                     StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
             Files.writeString(out.resolve("results-ledger.md"), SustainedLedger.markdown(ledgerRows), StandardCharsets.UTF_8);
             System.out.println();
@@ -155,9 +161,12 @@ public final class Bench implements Callable<Integer> {
         }
         String table = Report.markdown(results);
         Files.writeString(out.resolve("results.md"), table, StandardCharsets.UTF_8);
-        Files.writeString(out.resolve("results.svg"), Report.svg(results, "Warden benchmarks"), StandardCharsets.UTF_8);
         System.out.println();
         System.out.print(table);
+        if (!results.isEmpty()) {
+            // From the file just written, as a kept file is redrawn: the pictures show nothing it lacks.
+            Pictures.draw(jsonl, out).forEach(p -> System.out.println("wrote " + p));
+        }
         return failed || results.stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
     }
 
