@@ -440,6 +440,20 @@ class BucketsTest {
         }
 
         @Test
+        @DisplayName("a charge retried through an engine that has not yet seen the split answers as its first try,"
+                + " unpriced: its record read, sent beside the balance read, is made again at the bucket")
+        void chargeRetryLearnsTheSplit() {
+            String account = opened(800);
+            a.split(account, 8);
+            Outcome first = a.charge(account, "c1", balance -> 5);
+            assertThat(first).isInstanceOf(Outcome.Applied.class);
+            try (QuotaService fresh = QuotaService.create(settings())) {
+                assertThat(fresh.charge(account, "c1", balance -> 7)).isEqualTo(new Outcome.Duplicate((Outcome.Applied) first));
+            }
+            assertThat(a.balance(account)).hasValue(795);
+        }
+
+        @Test
         @DisplayName("a retry crossing a split to another bucket is applied again in Redis (the ledger compensates it);"
                 + " one whose bucket is 0 is a DUPLICATE")
         void retryAcrossSplit() {

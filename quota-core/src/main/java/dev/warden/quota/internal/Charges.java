@@ -38,11 +38,14 @@ final class Charges {
 
     Outcome charge(String account, String requestId, Pricing pricing) {
         return locks.underLock(account, requestId, lease -> {
+            // Both reads on the wire at once: one round trip where two went one after the other.
+            Deductions.RecordRead record = deductions.sendRecordRead(account, requestId);
             OptionalLong balance = service.balance(account);
             if (balance.isEmpty()) {
+                record.reply().cancel(false);
                 return new Outcome.AccountNotFound(account);
             }
-            Optional<Outcome> recorded = deductions.recorded(account, requestId);
+            Optional<Outcome> recorded = deductions.recorded(record);
             if (recorded.isPresent()) {
                 return recorded.get(); // a retry: its first answer, not a second price
             }
@@ -65,11 +68,13 @@ final class Charges {
     }
 
     private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
+        Deductions.RecordRead record = deductions.sendRecordRead(account, requestId);
         OptionalLong balance = service.balance(account);
         if (balance.isEmpty()) {
+            record.reply().cancel(false);
             return new Outcome.AccountNotFound(account);
         }
-        Optional<Outcome> recorded = deductions.recorded(account, requestId);
+        Optional<Outcome> recorded = deductions.recorded(record);
         if (recorded.isPresent()) {
             return recorded.get();
         }

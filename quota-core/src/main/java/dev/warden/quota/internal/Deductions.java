@@ -10,6 +10,7 @@ import dev.warden.quota.redis.ScriptRunner;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -159,11 +160,33 @@ final class Deductions implements AutoCloseable {
      * charge asks before it prices, so its retry answers as the first charge did.
      */
     Optional<Outcome> recorded(String account, String requestId) {
+        return recorded(sendRecordRead(account, requestId));
+    }
+
+    /**
+     * Sends the read {@link #recorded(String, String)} makes without waiting for it, so a charge's two reads
+     * (this and the balance) share one round trip. The key is chosen now, by what the split cache says now.
+     */
+    RecordRead sendRecordRead(String account, String requestId) {
         Integer n = buckets.cached(account);
         String key = n != null && n > 1 ? layout.bucketRequestKey(account, Buckets.route(requestId, n), requestId)
                 : layout.requestKey(account, requestId);
-        String record = Errors.await(commands.async().get(key).toCompletableFuture(), syncWaitNanos, endpoint,
-                "read the record of request " + requestId + " of " + account);
+        return new RecordRead(account, requestId, n, commands.async().get(key).toCompletableFuture());
+    }
+
+    /**
+     * The answer of a read {@link #sendRecordRead} sent. When the split cache changed since it was sent (the
+     * balance read in between learned that the account is split), the read went to a key a read sent now would
+     * not read, and it is made again.
+     */
+    Optional<Outcome> recorded(RecordRead read) {
+        String account = read.account();
+        if (!Objects.equals(buckets.cached(account), read.splitAtSend())) {
+            read.reply().cancel(false);
+            return recorded(sendRecordRead(account, read.requestId()));
+        }
+        String record = Errors.await(read.reply(), syncWaitNanos, endpoint,
+                "read the record of request " + read.requestId() + " of " + account);
         if (record == null) {
             return Optional.empty();
         }
@@ -177,6 +200,10 @@ final class Deductions implements AutoCloseable {
             return Optional.of(new Outcome.Duplicate(new Outcome.Applied(Long.parseLong(f[2]), f[3])));
         }
         return Optional.of(new Outcome.Conflict(kind, account, Long.parseLong(f[1])));
+    }
+
+    /** A read of an idempotency record on the wire: the key was chosen with {@code splitAtSend} cached. */
+    record RecordRead(String account, String requestId, Integer splitAtSend, CompletableFuture<String> reply) {
     }
 
     /** Stops the split-routing pool once what it holds has run. */
