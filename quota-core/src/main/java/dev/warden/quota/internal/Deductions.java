@@ -154,18 +154,11 @@ final class Deductions implements AutoCloseable {
     }
 
     /**
-     * What an earlier change with this request id left in the account's idempotency record, where a change
-     * with it would go now (the bucket it routes to, for a split account the engine knows as split): a
-     * deduction's {@link Outcome.Duplicate}, another kind's {@link Outcome.Conflict}; empty when none. A
-     * charge asks before it prices, so its retry answers as the first charge did.
-     */
-    Optional<Outcome> recorded(String account, String requestId) {
-        return recorded(sendRecordRead(account, requestId));
-    }
-
-    /**
-     * Sends the read {@link #recorded(String, String)} makes without waiting for it, so a charge's two reads
-     * (this and the balance) share one round trip. The key is chosen now, by what the split cache says now.
+     * Sends, without waiting, the read of what an earlier change with this request id left in the account's
+     * idempotency record, where a change with it would go now (the bucket it routes to, for a split account the
+     * engine knows as split). A charge sends it beside its balance read (one round trip for both) and asks
+     * {@link #recorded(RecordRead)} before it prices, so its retry answers as the first charge did. The key is
+     * chosen now, by what the split cache says now.
      */
     RecordRead sendRecordRead(String account, String requestId) {
         Integer n = buckets.cached(account);
@@ -175,7 +168,8 @@ final class Deductions implements AutoCloseable {
     }
 
     /**
-     * The answer of a read {@link #sendRecordRead} sent. When the split cache changed since it was sent (the
+     * The answer of a read {@link #sendRecordRead} sent: a deduction's {@link Outcome.Duplicate}, another kind's
+     * {@link Outcome.Conflict}; empty when none. When the split cache changed since it was sent (the
      * balance read in between learned that the account is split), the read went to a key a read sent now would
      * not read, and it is made again.
      */
