@@ -9,6 +9,7 @@ import dev.warden.lock.spi.Share;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.Lock;
 
@@ -91,8 +92,15 @@ final class DefaultLock implements DistributedLock {
     }
 
     private CompletableFuture<Lease> leaseOf(Acquisition a, LeakDetector.AcquiredAt at) {
-        // Continuations of the caller's future run on Warden's callback threads, never a driver's.
-        CompletableFuture<Lease> lease = a.result.thenApplyAsync(h -> new LeaseHandle(h, at), parts.callbacks());
+        // Continuations of the caller's future run on Warden's callback threads, never a driver's, whichever way it
+        // ends: handleAsync hops for a failure too (thenApplyAsync passes a failure on where it happened, which may
+        // be the driver's thread a continuation's blocking call would wait on).
+        CompletableFuture<Lease> lease = a.result.handleAsync((h, e) -> {
+            if (e != null) {
+                throw e instanceof CompletionException c ? c : new CompletionException(e);
+            }
+            return new LeaseHandle(h, at);
+        }, parts.callbacks());
         // However the caller's future ends early (cancel, orTimeout, completeExceptionally), the
         // acquisition must stop, or a grant that arrives later is held with nobody to release it.
         lease.whenComplete((l, e) -> {

@@ -153,6 +153,24 @@ abstract class GivingUpClauses {
     }
 
     @Test
+    @DisplayName("a failed async acquire's continuations run on Warden's threads too, and may block")
+    void failedContinuationsMayBlock() throws Exception {
+        String name = kit.newName();
+        Lease held = kit.client().lock(name).acquire();
+        String thread = kit.client().lock(name).acquireAsync(Duration.ofMillis(100)).handle((lease, error) -> {
+            if (error == null) {
+                throw new AssertionError("granted token " + lease.fencingToken() + " while another lease held the lock");
+            }
+            assertThat(held.release()).isEqualTo(ReleaseOutcome.RELEASED);
+            return Thread.currentThread().getName();
+        }).get(10, TimeUnit.SECONDS);
+        // Whichever thread ended the acquisition (a timer, a driver's answer), the continuation is handed on.
+        assertThat(thread).satisfiesAnyOf(t -> assertThat(t).isEqualTo(Thread.currentThread().getName()),
+                t -> assertThat(t).startsWith("warden-").contains("-callbacks-"));
+        assertThat(kit.onServer(name)).isFalse();
+    }
+
+    @Test
     @DisplayName("an async acquire with a wait fails with TIMEOUT when it runs out")
     void asyncTimeout() {
         String name = kit.newName();
