@@ -1,5 +1,6 @@
 package dev.warden.lock.etcd.internal;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import dev.warden.lock.LockException;
 import dev.warden.lock.Redaction;
 import io.etcd.jetcd.api.AuthGrpc;
@@ -77,8 +78,10 @@ import java.util.function.Consumer;
  */
 final class Calls {
 
-    /** Runs gRPC callbacks on the I/O thread that received the answer. */
-    private static final Executor DIRECT = Runnable::run;
+    /** Runs gRPC callbacks on the I/O thread that received the answer: Guava's, which gRPC runs without a queue. */
+    private static final Executor DIRECT = MoreExecutors.directExecutor();
+    /** Every bounded call's options but its deadline, built once rather than copied twice per call. */
+    private static final CallOptions WAIT_FOR_READY_DIRECT = CallOptions.DEFAULT.withWaitForReady().withExecutor(DIRECT);
     private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader", Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
     private static final Logger log = LoggerFactory.getLogger(Calls.class);
@@ -129,6 +132,9 @@ final class Calls {
                 .keepAliveWithoutCalls(false)
                 // A fixed window: no flow-control pings (window auto-tuning) on every answer.
                 .flowControlWindow(NettyChannelBuilder.DEFAULT_FLOW_CONTROL_WINDOW)
+                // gRPC's transparent retry stays on: it resends a call a member refused unprocessed (a stream refused
+                // or sent after GOAWAY in a rolling restart), which a release or a try-lock without wait would
+                // otherwise see as UNAVAILABLE. It costs a retriable stream around every call; safety first.
                 .build();
         Metadata leader = new Metadata();
         leader.put(HAS_LEADER, "true");
@@ -137,11 +143,8 @@ final class Calls {
         this.stalled = new StalledMember(order, channel, timeout.multipliedBy(2), this::execute);
     }
 
-    private CallOptions bounded(Duration limit) {
-        return CallOptions.DEFAULT
-                .withDeadlineAfter(limit.toNanos(), TimeUnit.NANOSECONDS)
-                .withWaitForReady()
-                .withExecutor(DIRECT);
+    private static CallOptions bounded(Duration limit) {
+        return WAIT_FOR_READY_DIRECT.withDeadlineAfter(limit.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** One unary call, bounded by the request timeout. */

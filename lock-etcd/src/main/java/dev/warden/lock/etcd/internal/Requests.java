@@ -33,7 +33,8 @@ final class Requests {
 
     /**
      * Unless {@code marker} or {@code key} exists: creates {@code key} on {@code lease} and reads the
-     * two newest entries of its queue and the lock's token floor. Otherwise reads {@code key} and {@code marker}.
+     * two newest entries of its queue (their keys and revisions: a lock's entries are told apart by
+     * those alone) and the lock's token floor. Otherwise reads {@code key} and {@code marker}.
      */
     static TxnRequest create(ByteString marker, ByteString key, ByteString value, long lease, ByteString prefix,
                              ByteString prefixEnd, ByteString floor) {
@@ -45,7 +46,7 @@ final class Requests {
                 .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder()
                         .setKey(key).setValue(value).setLease(lease)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
-                        .setKey(prefix).setRangeEnd(prefixEnd)
+                        .setKey(prefix).setRangeEnd(prefixEnd).setKeysOnly(true)
                         .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.DESCEND)
                         .setLimit(2)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))
@@ -55,15 +56,15 @@ final class Requests {
     }
 
     /**
-     * Reads {@code key}, the newest entry of its queue created before {@code createRevision}, and the
-     * lock's token floor.
+     * Reads {@code key}, the newest entry of its queue created before {@code createRevision} (keys and
+     * revisions only), and the lock's token floor.
      */
     static TxnRequest recheck(ByteString key, long createRevision, ByteString prefix, ByteString prefixEnd,
                               ByteString floor) {
         return TxnRequest.newBuilder()
-                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key)))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(key).setKeysOnly(true)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder()
-                        .setKey(prefix).setRangeEnd(prefixEnd).setMaxCreateRevision(createRevision - 1)
+                        .setKey(prefix).setRangeEnd(prefixEnd).setMaxCreateRevision(createRevision - 1).setKeysOnly(true)
                         .setSortTarget(RangeRequest.SortTarget.CREATE).setSortOrder(RangeRequest.SortOrder.DESCEND)
                         .setLimit(1)))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))

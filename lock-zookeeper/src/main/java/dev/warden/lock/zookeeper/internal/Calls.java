@@ -15,14 +15,19 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * Runs Curator background operations and bounds what the driver hands to lock-api by the request
- * timeout. Curator's callbacks, the connection-state listener and every completion run on the
- * driver's one thread, so a grant and a lost connection are handled in a definite order, and a caller
- * that blocks in a callback never stalls ZooKeeper's event thread.
+ * timeout. Answers are handled where they arrive, ZooKeeper's event thread, with no hand-off to another
+ * thread: lock-api's continuations, which never block, run there too (as they run on the I/O threads of
+ * the other drivers). A grant and a lost connection are still handled in a definite order: a grant is
+ * decided and handed over, and a connection state taken in, each whole under one monitor
+ * ({@link #decided}, {@link #inOrder}). The driver's own thread runs the connection-state listener,
+ * timers and the one deadline sweep.
+ *
+ * <p>Concurrency: {@code decisions} orders decisions and connection states; the deadline queue is
+ * concurrent, the sweep's schedule guarded by it; the rest is final.
  */
 final class Calls {
 
@@ -32,6 +37,11 @@ final class Calls {
     }
 
     private final ScheduledExecutorService executor;
+    /**
+     * Held while a decided call's outcome is decided and handed to lock-api, and while a connection
+     * state is taken in: see {@link #decided}. Never held while waiting for anything.
+     */
+    private final Object decisions = new Object();
     /** Bounded calls whose deadline may still need to fail them; see {@link #track}. */
     private final ConcurrentLinkedQueue<Deadline> deadlines = new ConcurrentLinkedQueue<>();
     /** Guarded by {@code deadlines}: whether a sweep is scheduled, and for when. */
@@ -75,55 +85,80 @@ final class Calls {
         throw translate(what, KeeperException.create(code, event.getPath()));
     }
 
+    /**
+     * Completes with {@code call}'s outcome where it arrives, or fails {@code UNAVAILABLE} when the
+     * request timeout passes first: for an outcome nothing a connection-state change decides depends on
+     * (a release, a read, a renewal's answer, which lock-api ignores once the lease is lost).
+     */
     <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> call) {
-        return bounded(what, call, late -> { });
-    }
-
-    /**
-     * Completes with {@code call}'s outcome on the driver thread, or fails {@code UNAVAILABLE} when
-     * the request timeout passes first.
-     *
-     * @param late told of a result that arrived after the deadline failed the call, to undo it
-     */
-    <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> call, Consumer<T> late) {
-        return bounded(what, call, late, value -> value);
-    }
-
-    /**
-     * Like {@link #bounded(String, CompletableFuture, Consumer)}, and {@code finish} turns the value
-     * into the result on the driver thread in the same step that completes it, so what it decides
-     * (admitting a grant) cannot interleave with a connection-state change.
-     */
-    <T, R> CompletableFuture<R> bounded(String what, CompletableFuture<T> call, Consumer<T> late, Function<T, R> finish) {
-        CompletableFuture<R> result = new CompletableFuture<>();
-        Deadline deadline = new Deadline(System.nanoTime() + timeout.toNanos(), () -> result.completeExceptionally(
-                new LockException(LockException.Reason.UNAVAILABLE, "ZooKeeper at " + servers + " did not answer " + what
-                        + " within " + timeout.toMillis() + " ms")));
-        track(deadline);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Deadline deadline = deadline(() -> result.completeExceptionally(timedOut(what)));
         call.whenComplete((value, error) -> {
             deadline.answered = true;
-            execute(() -> {
+            if (error != null) {
+                result.completeExceptionally(translate(what, error));
+            } else {
+                result.complete(value);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * Like {@link #bounded}, and {@code decide} turns the value into the result in the same step that
+     * hands it over, holding {@code decisions}, as connection states are taken in ({@link #inOrder}): what
+     * it decides (admitting a grant) and what lock-api does with it (registering the lease) happen wholly
+     * before or wholly after a connection-state change, whose loss then finds the lease. The deadline
+     * fails the result holding it too, so a decision is never handed over after the caller was told of
+     * the timeout, nor made for nobody.
+     */
+    <T, R> CompletableFuture<R> decided(String what, CompletableFuture<T> call, Function<T, R> decide) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        Deadline deadline = deadline(() -> {
+            synchronized (decisions) {
+                result.completeExceptionally(timedOut(what));
+            }
+        });
+        call.whenComplete((value, error) -> {
+            deadline.answered = true;
+            synchronized (decisions) {
                 if (result.isDone()) {
-                    if (error == null) {
-                        late.accept(value);
-                    }
                     return;
                 }
                 if (error != null) {
                     result.completeExceptionally(translate(what, error));
                     return;
                 }
-                R finished;
+                R decision;
                 try {
-                    finished = finish.apply(value);
+                    decision = decide.apply(value);
                 } catch (RuntimeException e) {
                     result.completeExceptionally(translate(what, e));
                     return;
                 }
-                result.complete(finished);
-            });
+                result.complete(decision);
+            }
         });
         return result;
+    }
+
+    /** Takes a connection-state change in between decisions ({@link #decided}), never during one. */
+    void inOrder(Runnable stateChange) {
+        synchronized (decisions) {
+            stateChange.run();
+        }
+    }
+
+    private LockException timedOut(String what) {
+        return new LockException(LockException.Reason.UNAVAILABLE, "ZooKeeper at " + servers + " did not answer " + what
+                + " within " + timeout.toMillis() + " ms");
+    }
+
+    /** A deadline that runs {@code expire} at the request timeout unless answered first, tracked. */
+    private Deadline deadline(Runnable expire) {
+        Deadline deadline = new Deadline(System.nanoTime() + timeout.toNanos(), expire);
+        track(deadline);
+        return deadline;
     }
 
     /**
@@ -161,9 +196,9 @@ final class Calls {
     }
 
     /**
-     * On the driver thread: fails the calls past their deadline and not answered (an answer that came
-     * in time is handed over by its own task, as it was queued before this sweep ran), and arms for
-     * the earliest left.
+     * On the driver thread: fails the calls past their deadline and not answered (an answer marks its
+     * deadline answered before it completes anything, and a call's result completes once), and arms
+     * for the earliest left.
      */
     private void sweep() {
         synchronized (deadlines) {

@@ -14,12 +14,12 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The grants the ZooKeeper driver handed out (a lock's and a shared name's alike: through their
- * node): admitted on the driver thread, renewed, released, and deleted at their horizon when still
- * unreleased there, so a lock is never blocked by a node nobody holds. {@link ZooKeeperDriver}
- * dispatches here once it checked it is open.
+ * node): admitted in order with connection states, renewed, released, and deleted at their horizon
+ * when still unreleased there, so a lock is never blocked by a node nobody holds.
+ * {@link ZooKeeperDriver} dispatches here once it checked it is open.
  *
- * <p>Concurrency: {@code grants} is a concurrent map; admissions and horizons run on the driver's
- * one thread; the rest is final.
+ * <p>Concurrency: {@code grants} is a concurrent map; admissions run in order with connection states
+ * ({@link Calls#decided}), horizons on the driver's thread; the rest is final.
  */
 final class Grants {
 
@@ -62,7 +62,8 @@ final class Grants {
             return CompletableFuture.failedFuture(new LockException(LockException.Reason.UNAVAILABLE,
                     "the connection to ZooKeeper at " + servers + " is suspended; cannot confirm " + g.path()));
         }
-        return calls.bounded("the renewal check of " + g.path(), nodes.stat(g.path()), late -> { }, stat -> {
+        // Decided where the answer arrives: a lease lost meanwhile stays lost whatever it says.
+        return calls.bounded("the renewal check of " + g.path(), nodes.stat(g.path())).thenApply(stat -> {
             if (g.epoch() != session.epoch() || stat == null || stat.getCzxid() != g.czxid()) {
                 return false;
             }
@@ -99,8 +100,8 @@ final class Grants {
     }
 
     /**
-     * Hands a grant over, on the driver thread: only if the connection did not drop since the poll
-     * began (else the poll fails and the loop's abandon deletes the node).
+     * Hands a grant over, in order with connection states ({@link Calls#decided}): only if the connection
+     * did not drop since the poll began (else the poll fails and the loop's abandon deletes the node).
      */
     void admit(ZooKeeperGrant grant, String name) {
         if (closed.getAsBoolean()) {

@@ -86,9 +86,10 @@ final class Lifecycle {
         return security;
     }
 
-    /** Tells {@code session} every connection state, on the driver's thread. */
-    void listen(ZooKeeperSession session) {
-        curator.getConnectionStateListenable().addListener((client, state) -> session.stateChanged(state), executor);
+    /** Tells {@code session} every connection state, on the driver's thread, in between the decisions of {@code calls}. */
+    void listen(ZooKeeperSession session, Calls calls) {
+        curator.getConnectionStateListenable().addListener((client, state) -> calls.inOrder(() -> session.stateChanged(state)),
+                executor);
     }
 
     /**

@@ -5,6 +5,8 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -13,13 +15,13 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * The ZooKeeper node operations the lock needs, as Curator background calls whose callbacks run on
- * the driver thread: create a contender's node, list a queue, stat, watch, delete. The protocol
- * lives here; the decisions (who holds, when a grant counts) live in the driver and its attempts.
- * Stateless apart from its collaborators.
+ * The ZooKeeper node operations the lock needs, as Curator background calls: create a contender's
+ * node, list a queue, stat, watch, delete. Their stages complete where the answer arrives, mostly
+ * ZooKeeper's event thread, without a hand-off; what reaches lock-api is bounded by {@link Calls}. The
+ * protocol lives here; the decisions (who holds, when a grant counts) live in the driver and its
+ * attempts. Stateless apart from its collaborators.
  */
 final class Nodes {
 
@@ -33,12 +35,10 @@ final class Nodes {
     static final int PARENT_REAPED_TRIES = 10;
 
     private final CuratorFramework curator;
-    private final ScheduledExecutorService executor;
     private final Calls calls;
 
-    Nodes(CuratorFramework curator, ScheduledExecutorService executor, Calls calls) {
+    Nodes(CuratorFramework curator, Calls calls) {
         this.curator = curator;
-        this.executor = executor;
         this.calls = calls;
     }
 
@@ -65,7 +65,7 @@ final class Nodes {
         String what = "the create of a node under " + lockPath;
         return calls.call(what, cb -> curator.create().storingStatIn(new Stat())
                         .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                        .inBackground(cb, executor).forPath(lockPath + "/" + node, data))
+                        .inBackground(cb).forPath(lockPath + "/" + node, data))
                 .thenCompose(event -> {
                     if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE
                             && attempt < PARENT_REAPED_TRIES) {
@@ -82,17 +82,75 @@ final class Nodes {
     /** The children of {@code lockPath}; empty when it does not exist. */
     CompletableFuture<List<String>> children(String lockPath) {
         String what = "the children of " + lockPath;
-        return calls.call(what, cb -> curator.getChildren().inBackground(cb, executor).forPath(lockPath))
+        return calls.call(what, cb -> curator.getChildren().inBackground(cb).forPath(lockPath))
                 .thenApply(event -> {
                     KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
                     return code == KeeperException.Code.NONODE ? List.<String>of() : calls.check(what, event).getChildren();
                 });
     }
 
+    /** A lock's queue as read: the children of its node and the namespace's token floor (0 when absent). */
+    record Listing(List<String> children, long floor) {
+    }
+
+    /**
+     * The children of {@code lockPath} (empty when it does not exist) and the token floor at
+     * {@code floorPath}, in that order and in one request, ZooKeeper's multi-read (3.6 and later): the
+     * server reads them as it would two reads sent back to back, for one request and one answer. Sent on
+     * the session's own handle, which Curator does not retry across a lost connection: then, or on any
+     * other failure, they are read again as two reads through Curator, which does.
+     */
+    CompletableFuture<Listing> childrenAndFloor(String lockPath, String floorPath) {
+        CompletableFuture<Listing> result = new CompletableFuture<>();
+        try {
+            curator.getZookeeperClient().getZooKeeper().multi(List.of(Op.getChildren(lockPath), Op.getData(floorPath)),
+                    (rc, path, ctx, results) -> {
+                        try {
+                            result.complete(listing(rc, results, lockPath, floorPath));
+                        } catch (RuntimeException e) {
+                            result.completeExceptionally(e);
+                        }
+                    }, null);
+        } catch (Exception e) {
+            result.completeExceptionally(e);
+        }
+        return result.exceptionallyCompose(error -> children(lockPath).thenCombine(floor(floorPath), Listing::new));
+    }
+
+    /** The two reads' results; {@code rc} is the first read's error, so only results that are missing count. */
+    private Listing listing(int rc, List<OpResult> results, String lockPath, String floorPath) {
+        if (results == null || results.size() != 2) {
+            throw calls.translate("the children of " + lockPath + " and the token floor",
+                    KeeperException.create(KeeperException.Code.get(rc)));
+        }
+        List<String> children;
+        if (results.get(0) instanceof OpResult.GetChildrenResult listed) {
+            children = listed.getChildren();
+        } else if (errorCode(results.get(0)) == KeeperException.Code.NONODE) {
+            children = List.of();
+        } else {
+            throw calls.translate("the children of " + lockPath, KeeperException.create(errorCode(results.get(0)), lockPath));
+        }
+        long floor;
+        if (results.get(1) instanceof OpResult.GetDataResult read) {
+            floor = floorValue(floorPath, read.getData());
+        } else if (errorCode(results.get(1)) == KeeperException.Code.NONODE) {
+            floor = 0;
+        } else {
+            throw calls.translate("the token floor " + floorPath, KeeperException.create(errorCode(results.get(1)), floorPath));
+        }
+        return new Listing(children, floor);
+    }
+
+    private static KeeperException.Code errorCode(OpResult result) {
+        return result instanceof OpResult.ErrorResult error ? KeeperException.Code.get(error.getErr())
+                : KeeperException.Code.SYSTEMERROR;
+    }
+
     /** The node's stat, or null when it does not exist. */
     CompletableFuture<Stat> stat(String path) {
         String what = "the stat of " + path;
-        return calls.call(what, cb -> curator.checkExists().inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().inBackground(cb).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
@@ -103,7 +161,7 @@ final class Nodes {
     /** The node's data and czxid, or null when it does not exist. */
     CompletableFuture<Data> data(String path) {
         String what = "the data of " + path;
-        return calls.call(what, cb -> curator.getData().inBackground(cb, executor).forPath(path)).thenApply(event -> {
+        return calls.call(what, cb -> curator.getData().inBackground(cb).forPath(path)).thenApply(event -> {
             if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE) {
                 return null;
             }
@@ -115,14 +173,14 @@ final class Nodes {
     /** Sets {@code watcher} on {@code path}; completes with its stat, null when it is already gone. */
     CompletableFuture<Stat> watch(String path, Watcher watcher) {
         String what = "the watch on " + path;
-        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.checkExists().usingWatcher(watcher).inBackground(cb).forPath(path))
                 .thenApply(event -> statOf(what, event));
     }
 
     /** Sets {@code watcher} on the children of {@code path}; completes with them, null when it is gone. */
     CompletableFuture<List<String>> watchChildren(String path, Watcher watcher) {
         String what = "the watch on the children of " + path;
-        return calls.call(what, cb -> curator.getChildren().usingWatcher(watcher).inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.getChildren().usingWatcher(watcher).inBackground(cb).forPath(path))
                 .thenApply(event -> KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE
                         ? null : calls.check(what, event).getChildren());
     }
@@ -130,7 +188,7 @@ final class Nodes {
     /** Deletes a node of this client's (guaranteed: Curator retries while the session lives). */
     CompletableFuture<Void> delete(String path) {
         String what = "the delete of " + path;
-        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb, executor).forPath(path))
+        return calls.call(what, cb -> curator.delete().guaranteed().inBackground(cb).forPath(path))
                 .thenApply(event -> {
                     calls.check(what, event, KeeperException.Code.NONODE);
                     return null;
@@ -141,7 +199,7 @@ final class Nodes {
     CompletableFuture<KeeperException.Code> delete(String path, int version) {
         String what = "the delete of " + path;
         return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
-                        .inBackground(cb, executor).forPath(path))
+                        .inBackground(cb).forPath(path))
                 .thenApply(event -> KeeperException.Code.get(
                         calls.check(what, event, KeeperException.Code.NONODE, KeeperException.Code.BADVERSION).getResultCode()));
     }
@@ -158,19 +216,24 @@ final class Nodes {
     /** The token floor node at {@code path}, with its version. */
     CompletableFuture<Floor> floorNode(String path) {
         String what = "the token floor " + path;
-        return calls.call(what, cb -> curator.getData().inBackground(cb, executor).forPath(path)).thenApply(event -> {
+        return calls.call(what, cb -> curator.getData().inBackground(cb).forPath(path)).thenApply(event -> {
             if (KeeperException.Code.get(event.getResultCode()) == KeeperException.Code.NONODE) {
                 return new Floor(0, -1);
             }
             CuratorEvent read = calls.check(what, event);
-            String text = new String(read.getData(), java.nio.charset.StandardCharsets.UTF_8);
-            try {
-                return new Floor(Long.parseLong(text), read.getStat().getVersion());
-            } catch (NumberFormatException e) {
-                throw new dev.warden.lock.LockException(dev.warden.lock.LockException.Reason.PROTOCOL,
-                        "the token floor " + path + " holds '" + text + "', not a number");
-            }
+            return new Floor(floorValue(path, read.getData()), read.getStat().getVersion());
         });
+    }
+
+    /** A number node's value, in decimal; anything else is a protocol error. */
+    private static long floorValue(String path, byte[] data) {
+        String text = new String(data == null ? new byte[0] : data, java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new dev.warden.lock.LockException(dev.warden.lock.LockException.Reason.PROTOCOL,
+                    "the token floor " + path + " holds '" + text + "', not a number");
+        }
     }
 
     /**
@@ -191,7 +254,7 @@ final class Nodes {
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(what, cb -> curator.transaction().inBackground(cb, executor).forOperations(ops))
+        return calls.call(what, cb -> curator.transaction().inBackground(cb).forOperations(ops))
                 .thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NONODE,
                         KeeperException.Code.BADVERSION, KeeperException.Code.NODEEXISTS).getResultCode()) == KeeperException.Code.OK);
     }
@@ -211,7 +274,7 @@ final class Nodes {
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(what, cb -> curator.transaction().inBackground(cb, executor).forOperations(ops))
+        return calls.call(what, cb -> curator.transaction().inBackground(cb).forOperations(ops))
                 .thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NONODE,
                         KeeperException.Code.NODEEXISTS).getResultCode()) == KeeperException.Code.OK);
     }
@@ -227,8 +290,8 @@ final class Nodes {
         byte[] data = Long.toString(value).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         CompletableFuture<CuratorEvent> call = read.version() < 0
                 ? calls.call(what, cb -> curator.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                        .inBackground(cb, executor).forPath(path, data))
-                : calls.call(what, cb -> curator.setData().withVersion(read.version()).inBackground(cb, executor).forPath(path, data));
+                        .inBackground(cb).forPath(path, data))
+                : calls.call(what, cb -> curator.setData().withVersion(read.version()).inBackground(cb).forPath(path, data));
         return call.thenApply(event -> KeeperException.Code.get(calls.check(what, event, KeeperException.Code.NODEEXISTS,
                 KeeperException.Code.BADVERSION).getResultCode()) == KeeperException.Code.OK);
     }

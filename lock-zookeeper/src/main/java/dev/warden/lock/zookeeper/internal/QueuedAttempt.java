@@ -15,12 +15,13 @@ import java.util.concurrent.CompletionStage;
 /**
  * What a lock's {@link ZooKeeperAttempt} and a shared name's {@link SharedAttempt} do alike: one
  * ephemeral sequential entry under a parent node, created (with Curator's protection, so a create whose
- * reply was lost is found again or deleted) as soon as the attempt starts; polls that list the parent's
- * children (the first one right behind the create) and the namespace's token floor behind them, bounded
- * by the request timeout, with a grant admitted on the driver thread; a wait between polls on what the
- * last poll said to watch, woken by a change, the session's end or the driver's interrupt and failed by
- * its close; and an abandon that deletes the entry, also when its create answers late. Each attempt
- * keeps its own rule: what in the listing keeps it out, what to watch, and what it grants.
+ * reply was lost is found again or deleted) as soon as the attempt starts; polls that read the queue
+ * (the first one right behind the create: the parent's children, and for a lock the namespace's token
+ * floor in the same request), bounded by the request timeout, with a grant admitted in order with
+ * connection states; a wait between polls on what the last poll said to watch, woken by a change, the
+ * session's end or the driver's interrupt and failed by its close; and an abandon that deletes the entry,
+ * also when its create answers late. Each attempt keeps its own rule: what in the listing keeps it out,
+ * what to watch, and what it grants.
  *
  * <p>Concurrency: {@code ended}, {@code firstPoll}, {@code target} and {@code waiting} are guarded by
  * {@code this}; lock-api never runs two calls of one attempt at once, but watches and the driver's
@@ -57,8 +58,11 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
     /** The entry's place in {@code children}: what keeps it out, null when granted; throws {@link #gone()} when absent. */
     abstract T ahead(List<String> children, String entry);
 
-    /** The token floor a grant adds to its czxid, read right behind each listing. */
-    abstract CompletableFuture<Long> floor();
+    /**
+     * The queue as one read: the parent's children and the token floor a grant adds to its czxid, which
+     * is read with the listing, so it is at least as new as the listing that grants.
+     */
+    abstract CompletableFuture<Nodes.Listing> read();
 
     /** What the loop is handed for the entry's admitted node grant. */
     abstract Grant handOver(ZooKeeperGrant node);
@@ -82,25 +86,22 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
         }
         long epoch = driver.session().epoch();
         long sentAt = System.nanoTime();
-        // ZooKeeper answers one session's requests in order, so the listing read right behind the create,
+        // ZooKeeper answers one session's requests in order, so the queue read right behind the create,
         // without waiting for its reply, normally lists the new entry already: an uncontended acquire
         // takes one round trip. That read counts only if it lists this entry; otherwise (parents created
-        // first, a create retried after a lost connection, any error) the children are listed again once
-        // the create has answered, as every later poll does.
-        CompletableFuture<List<String>> early = first && !created.isDone() ? driver.nodes().children(queuePath) : null;
-        // The floor is read right behind each listing, in the same session: ZooKeeper answers them in
-        // order, so it is at least as new as the listing that grants, and costs no round trip of its own.
-        CompletableFuture<Long> earlyFloor = early == null ? null : floor();
+        // first, a create retried after a lost connection, any error) the queue is read again once the
+        // create has answered, as every later poll does.
+        CompletableFuture<Nodes.Listing> early = first && !created.isDone() ? read() : null;
         CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(node -> {
-            CompletableFuture<Queue> read = early == null ? read()
-                    : early.handle((listed, error) -> error == null && listed.contains(Paths.nodeName(node.path()))
-                            ? earlyFloor.thenApply(floor -> new Queue(listed, floor))
-                            : read()).thenCompose(c -> c);
+            CompletableFuture<Nodes.Listing> read = early == null ? read()
+                    : early.handle((listed, error) -> error == null
+                            && listed.children().contains(Paths.nodeName(node.path()))
+                            ? CompletableFuture.completedFuture(listed) : read()).thenCompose(c -> c);
             return read.thenCompose(queue -> decide(node, queue, epoch, sentAt));
         });
-        // A grant is admitted on the driver thread in the step that hands it over; one that comes after
-        // the deadline is not handed over, and the loop's abandon() deletes its entry.
-        return driver.calls().bounded("the poll of " + what, polled, late -> { },
+        // A grant is admitted in the step that hands it over, in order with connection states; one that
+        // comes after the deadline is not handed over, and the loop's abandon() deletes its entry.
+        return driver.calls().decided("the poll of " + what, polled,
                 granted -> granted.map(g -> {
                     driver.admit(g, name);
                     synchronized (this) {
@@ -111,21 +112,12 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
                 }));
     }
 
-    /** The children and, sent right behind them, the floor. */
-    private CompletableFuture<Queue> read() {
-        CompletableFuture<List<String>> children = driver.nodes().children(queuePath);
-        CompletableFuture<Long> floor = floor();
-        return children.thenCombine(floor, Queue::new);
-    }
-
-    private record Queue(List<String> children, long floor) {
-    }
-
     /**
      * The attempt's rule over the children as listed after its create: grants (with the czxid and
      * version from the create's reply, else from a read of the entry), otherwise notes what to watch.
      */
-    private CompletableFuture<Optional<ZooKeeperGrant>> decide(Nodes.Created node, Queue read, long epoch, long sentAt) {
+    private CompletableFuture<Optional<ZooKeeperGrant>> decide(Nodes.Created node, Nodes.Listing read, long epoch,
+                                                               long sentAt) {
         String path = node.path();
         T on = ahead(read.children(), Paths.nodeName(path));
         if (on != null) {

@@ -43,10 +43,10 @@ final class SharedAttempt extends QueuedAttempt<SharedQueue.Verdict> {
         return verdict instanceof SharedQueue.Granted ? null : verdict;
     }
 
-    /** None: the namespace's floor is raised for locks only, so a share's token is its entry's czxid. */
+    /** The children alone: the namespace's floor is raised for locks only, so a share's token is its entry's czxid. */
     @Override
-    CompletableFuture<Long> floor() {
-        return CompletableFuture.completedFuture(0L);
+    CompletableFuture<Nodes.Listing> read() {
+        return driver.nodes().children(queuePath).thenApply(children -> new Nodes.Listing(children, 0));
     }
 
     @Override

@@ -40,9 +40,10 @@ final class ZooKeeperAttempt extends QueuedAttempt<String> {
         return at > 0 ? queuePath + "/" + queue.get(at - 1) : null;
     }
 
+    /** The children and the namespace's token floor, in one request. */
     @Override
-    CompletableFuture<Long> floor() {
-        return driver.nodes().floor(floorPath);
+    CompletableFuture<Nodes.Listing> read() {
+        return driver.nodes().childrenAndFloor(queuePath, floorPath);
     }
 
     @Override

@@ -39,8 +39,9 @@ import java.util.function.Consumer;
  * plus the TTL) unless it was released: after a loss, or a lease that expired while the session
  * lived on, the lock is not blocked by a node nobody holds.
  *
- * <p>Concurrency: everything that decides runs on the driver's one thread (Curator callbacks,
- * connection states, admissions of grants); {@code attempts} is a concurrent set (the grants are
+ * <p>Concurrency: answers are handled on ZooKeeper's event thread where they arrive; admissions of
+ * grants and connection states (taken in on the driver's one thread) are ordered by {@link Calls}'
+ * monitor; {@code attempts} is a concurrent set (the grants are
  * {@link Grants}' concurrent map), {@code closed} is atomic, {@code sessionLost} volatile.
  */
 public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
@@ -68,7 +69,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         this.servers = servers;
         this.namespace = config.namespace();
         this.calls = new Calls(lifecycle.executor(), config.requestTimeout(), servers);
-        this.nodes = new Nodes(lifecycle.curator(), lifecycle.executor(), calls);
+        this.nodes = new Nodes(lifecycle.curator(), calls);
         this.numbers = new RisingNumbers(nodes);
         this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(TrackedAttempt::interrupt));
         this.grants = new Grants(calls, nodes, session, servers, config.ttl(), this::isClosed);
@@ -92,7 +93,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
                 .orElse(ZooKeeperSession.LostOn.SUSPENDED);
         Lifecycle lifecycle = Lifecycle.build(config, servers);
         ZooKeeperDriver driver = new ZooKeeperDriver(lifecycle, servers, config, lostOn);
-        lifecycle.listen(driver.session);
+        lifecycle.listen(driver.session, driver.calls);
         try {
             lifecycle.connect(driver.session, config);
             return driver;
@@ -235,7 +236,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         attempts.remove(attempt);
     }
 
-    /** Hands a grant over, on the driver thread, if the connection held since the poll began ({@link Grants#admit}). */
+    /** Hands a grant over, in order with connection states, if the connection held since the poll began. */
     void admit(ZooKeeperGrant grant, String name) {
         grants.admit(grant, name);
     }

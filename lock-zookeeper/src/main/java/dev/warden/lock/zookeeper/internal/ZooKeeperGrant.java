@@ -11,7 +11,7 @@ import java.util.concurrent.ScheduledFuture;
  * queue read (the fencing token is floor plus czxid: neither falls from one holder to the next), its data version (never changed
  * after the create; release deletes with it), and the connection epoch it was granted in.
  *
- * <p>Concurrency: {@code confirmedAtNanos} is volatile (written on the driver thread, read by the
+ * <p>Concurrency: {@code confirmedAtNanos} is volatile (written on ZooKeeper's event thread, read by the
  * keeper); {@code cleanup} is guarded by {@code this}.
  */
 final class ZooKeeperGrant implements Grant {

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * {@code lost-on=lost} waits for LOST. Each loss starts a new epoch: a grant from an older epoch
  * never renews again, even after RECONNECTED, and the driver is told so it can end every lease.
  *
- * <p>Concurrency: {@link #stateChanged} runs on the driver's one thread only; {@code epoch},
+ * <p>Concurrency: {@link #stateChanged} runs on the driver's one thread only, in between the
+ * admissions of grants ({@link Calls#inOrder}); {@code epoch},
  * {@code connected} and the listener are volatile for the threads that read them.
  */
 final class ZooKeeperSession {
