@@ -26,7 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * The money path at full speed for a sustained time: the engine deducts as fast as it can
  * (asynchronous, a window in flight per thread) while {@code n} ledger consumers drain the journals
  * into durable PostgreSQL. Reports the engine's rate, the ledger's rate over the same window, the
- * backlog at the end and how long it took to drain, and Redis's memory before and after.
+ * backlog at the end and how long it took to drain, and Redis's memory before and after. Then each side
+ * alone, for its CPU per operation in the same run: the engine with the consumers stopped, then the
+ * consumers on what it left.
  */
 public final class SustainedLedger {
 
@@ -37,10 +39,15 @@ public final class SustainedLedger {
      * @param cpuPerDeduction    CPU µs of every process (this JVM, Redis, PostgreSQL) during the load, per deduction
      * @param ledgerCpuPerEntry  CPU µs of every process while the backlog drained (the engine idle), per entry drained;
      *                           NaN when too little was left to drain
+     * @param engineCpuAlone     CPU µs of every process per deduction while the engine ran alone (the consumers
+     *                           stopped), after the load
+     * @param ledgerCpuAlone     CPU µs of every process per entry while the consumers, started again, drained what
+     *                           the engine left alone (the engine idle), from when they held every partition
      */
     public record Row(int consumers, int threads, int pacedRate, double seconds, long deductions, long ledgerEntries,
                       long backlogAtEnd, long maxBacklog, long longestJournal, double drainSeconds, long redisMemoryBefore,
-                      long redisMemoryAfter, double cpuPerDeduction, double ledgerCpuPerEntry) {
+                      long redisMemoryAfter, double cpuPerDeduction, double ledgerCpuPerEntry, double engineCpuAlone,
+                      double ledgerCpuAlone) {
 
         public double deductionsPerSecond() {
             return deductions / seconds;
@@ -55,14 +62,18 @@ public final class SustainedLedger {
                             + "\"pacedRate\":%d,\"seconds\":%.1f,\"deductionsPerSecond\":%.1f,\"ledgerEntriesPerSecond\":%.1f,"
                             + "\"ratio\":%.3f,\"backlogAtEnd\":%d,\"maxBacklog\":%d,\"longestJournal\":%d,\"drainSeconds\":%.2f,"
                             + "\"redisUsedMemoryBefore\":%d,\"redisUsedMemoryAfter\":%d,\"cpuUsPerDeduction\":%.1f,"
-                            + "\"ledgerCpuUsPerEntry\":%s}", consumers, threads, pacedRate, seconds,
+                            + "\"ledgerCpuUsPerEntry\":%s,\"engineCpuUsPerDeductionAlone\":%.1f,"
+                            + "\"ledgerCpuUsPerEntryAlone\":%.1f}", consumers, threads, pacedRate, seconds,
                     deductionsPerSecond(), ledgerPerSecond(), ledgerPerSecond() / deductionsPerSecond(), backlogAtEnd,
                     maxBacklog, longestJournal, drainSeconds, redisMemoryBefore, redisMemoryAfter, cpuPerDeduction,
-                    Double.isNaN(ledgerCpuPerEntry) ? "null" : String.format(Locale.ROOT, "%.1f", ledgerCpuPerEntry));
+                    Double.isNaN(ledgerCpuPerEntry) ? "null" : String.format(Locale.ROOT, "%.1f", ledgerCpuPerEntry),
+                    engineCpuAlone, ledgerCpuAlone);
         }
     }
 
     private static final int ACCOUNTS = 1_000;
+    /** How long the engine runs alone after the load, for its CPU per deduction; the consumers then drain it. */
+    private static final Duration ALONE = Duration.ofSeconds(10);
     private static final int WINDOW = 32;
     private static final long INITIAL = 1L << 50;
 
@@ -87,6 +98,7 @@ public final class SustainedLedger {
         settings.put("warden.quota.endpoint", redis.uri());
         settings.put("warden.quota.namespace", namespace);
         settings.put("warden.lock.ttl", "10s");
+        settings.put("warden.quota.connect-timeout", "30s"); // a cold JVM on a busy machine: seen to miss the default 5 s
         KeyLayout layout = new KeyLayout(namespace, 16);
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(postgres.jdbcUrl() + (postgres.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema);
@@ -117,40 +129,7 @@ public final class SustainedLedger {
             AtomicLong deductions = new AtomicLong();
             AtomicLong failures = new AtomicLong();
             long end = System.nanoTime() + duration.toNanos();
-            List<Thread> load = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                Thread th = new Thread(() -> {
-                    long seq = 0;
-                    long windows = 0;
-                    long begun = System.nanoTime();
-                    while (System.nanoTime() - end < 0) {
-                        if (pacedRate > 0) {
-                            // Each thread sends its share of the rate, a window at a time.
-                            long due = begun + (long) (windows++ * WINDOW * (double) threads / pacedRate * 1e9);
-                            long wait = due - System.nanoTime();
-                            if (wait > 0) {
-                                LockSupport.parkNanos(wait);
-                            }
-                        }
-                        CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
-                        for (int i = 0; i < WINDOW; i++) {
-                            String a = accounts.get(ThreadLocalRandom.current().nextInt(ACCOUNTS));
-                            window[i] = quota.deductAsync(a, 1, "s-" + thread + "-" + seq++).toCompletableFuture()
-                                    .whenComplete((o, e) -> {
-                                        if (e == null && o instanceof Outcome.Applied) {
-                                            deductions.incrementAndGet();
-                                        } else {
-                                            failures.incrementAndGet();
-                                        }
-                                    });
-                        }
-                        CompletableFuture.allOf(window).exceptionally(e -> null).join();
-                    }
-                }, "ledger-bench-load-" + t);
-                th.start();
-                load.add(th);
-            }
+            List<Thread> load = load(quota, accounts, end, pacedRate, "s", deductions, failures);
             long started = System.nanoTime();
             long maxBacklog = 0;
             long longest = 0;
@@ -178,22 +157,105 @@ public final class SustainedLedger {
             double ledgerCpuPerEntry = drained < 10_000 ? Double.NaN
                     : cpuAtDrainEnd.minus(cpuAtLoadEnd).toNanos() / 1e3 / drained;
             long memoryAfter = usedMemory();
+
+            // Each side alone, in this run: the engine with the consumers stopped, then the consumers, started again,
+            // on what it left. Their CPU per operation, every process counted (this JVM, Redis, PostgreSQL).
+            for (LedgerConsumer c : running) {
+                c.close();
+            }
+            running.clear();
+            AtomicLong aloneDeductions = new AtomicLong();
+            Duration cpuAloneStart = cpu();
+            for (Thread th : load(quota, accounts, System.nanoTime() + ALONE.toNanos(), 0, "a", aloneDeductions, failures)) {
+                th.join();
+            }
+            Duration cpuEngineAlone = cpu().minus(cpuAloneStart);
+            for (int i = 0; i < consumers; i++) {
+                running.add(LedgerConsumer.builder(settings, ds).consumerName("bench-alone-" + i).build().start());
+            }
+            // Counted from when each consumer holds its share of the partitions: their start (connections, locks,
+            // claims, the partitions moving to the consumers that started last) is not the cost of an entry.
+            deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (running.stream().mapToInt(c -> c.partitions().size()).sum() < 16
+                    || running.stream().anyMatch(c -> c.partitions().size() < 16 / consumers)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the consumers did not take the 16 partitions");
+                }
+                LockSupport.parkNanos(5_000_000);
+            }
+            Duration cpuLedgerStart = cpu();
+            long appliedAtStart = applied(running);
+            while (backlog(running) > 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the consumers did not drain what the engine left alone");
+                }
+                LockSupport.parkNanos(100_000_000); // the watching costs CPU too: seldom
+            }
+            Duration cpuLedgerAlone = cpu().minus(cpuLedgerStart);
+            double engineCpuAlone = cpuEngineAlone.toNanos() / 1e3 / Math.max(1, aloneDeductions.get());
+            double ledgerCpuAlone = cpuLedgerAlone.toNanos() / 1e3 / Math.max(1, applied(running) - appliedAtStart);
+
             if (failures.get() > 0) {
                 throw new IllegalStateException(failures.get() + " deductions failed");
             }
+            long acknowledged = deductions.get() + aloneDeductions.get();
             long ledgerSum = Long.parseLong(postgres.psql("SET search_path TO " + schema
                     + "; SELECT COUNT(*) FROM ledger_entries WHERE kind = 'deduct'"));
-            if (ledgerSum != deductions.get()) {
-                throw new IllegalStateException("the ledger holds " + ledgerSum + " deductions, " + deductions.get()
+            if (ledgerSum != acknowledged) {
+                throw new IllegalStateException("the ledger holds " + ledgerSum + " deductions, " + acknowledged
                         + " were acknowledged");
             }
             return new Row(consumers, threads, pacedRate, seconds, deductions.get(), ledgerEntries, backlogAtEnd, maxBacklog,
-                    longest, drainSeconds, memoryBefore, memoryAfter, cpuPerDeduction, ledgerCpuPerEntry);
+                    longest, drainSeconds, memoryBefore, memoryAfter, cpuPerDeduction, ledgerCpuPerEntry, engineCpuAlone,
+                    ledgerCpuAlone);
         } finally {
             for (LedgerConsumer c : running) {
                 c.close();
             }
         }
+    }
+
+    /**
+     * {@link #threads} threads deducting until {@code end}, a window of {@link #WINDOW} in flight each (paced when
+     * {@code pacedRate} > 0), request ids {@code <prefix>-<thread>-<n>}; started.
+     */
+    private List<Thread> load(QuotaService quota, List<String> accounts, long end, int pacedRate, String prefix,
+                              AtomicLong deductions, AtomicLong failures) {
+        List<Thread> load = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            Thread th = new Thread(() -> {
+                long seq = 0;
+                long windows = 0;
+                long begun = System.nanoTime();
+                while (System.nanoTime() - end < 0) {
+                    if (pacedRate > 0) {
+                        // Each thread sends its share of the rate, a window at a time.
+                        long due = begun + (long) (windows++ * WINDOW * (double) threads / pacedRate * 1e9);
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                    }
+                    CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
+                    for (int i = 0; i < WINDOW; i++) {
+                        String a = accounts.get(ThreadLocalRandom.current().nextInt(ACCOUNTS));
+                        window[i] = quota.deductAsync(a, 1, prefix + "-" + thread + "-" + seq++).toCompletableFuture()
+                                .whenComplete((o, e) -> {
+                                    if (e == null && o instanceof Outcome.Applied) {
+                                        deductions.incrementAndGet();
+                                    } else {
+                                        failures.incrementAndGet();
+                                    }
+                                });
+                    }
+                    CompletableFuture.allOf(window).exceptionally(e -> null).join();
+                }
+            }, "ledger-bench-load-" + t);
+            th.start();
+            load.add(th);
+        }
+        return load;
     }
 
     private static long backlog(List<LedgerConsumer> consumers) {
@@ -225,15 +287,16 @@ public final class SustainedLedger {
     public static String markdown(List<Row> rows) {
         StringBuilder b = new StringBuilder("| engine | consumers | engine deductions/s | ledger entries/s | ledger ÷ engine |"
                 + " backlog at end | largest backlog | longest journal | drain s | CPU µs per deduction (all) |"
-                + " ledger CPU µs per entry (drain) | Redis used_memory before → after |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + " ledger CPU µs per entry (drain) | engine alone: CPU µs per deduction | ledger alone: CPU µs per entry |"
+                + " Redis used_memory before → after |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f | %s | %.1f MB → %.1f MB |%n",
+            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f | %s | %.1f | %.1f | %.1f MB → %.1f MB |%n",
                     r.pacedRate() == 0 ? "full speed" : String.format(Locale.ROOT, "paced %,d/s", r.pacedRate()),
                     r.consumers(), r.deductionsPerSecond(), r.ledgerPerSecond(), r.ledgerPerSecond() / r.deductionsPerSecond(),
                     r.backlogAtEnd(), r.maxBacklog(), r.longestJournal(), r.drainSeconds(), r.cpuPerDeduction(),
                     Double.isNaN(r.ledgerCpuPerEntry()) ? "–" : String.format(Locale.ROOT, "%.1f", r.ledgerCpuPerEntry()),
-                    r.redisMemoryBefore() / 1e6, r.redisMemoryAfter() / 1e6));
+                    r.engineCpuAlone(), r.ledgerCpuAlone(), r.redisMemoryBefore() / 1e6, r.redisMemoryAfter() / 1e6));
         }
         return b.toString();
     }

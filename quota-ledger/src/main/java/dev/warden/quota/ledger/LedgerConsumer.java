@@ -206,8 +206,9 @@ public final class LedgerConsumer implements AutoCloseable {
         }
         long total = 0;
         try {
-            for (int p : settings.candidates()) {
-                total += queries.backlog(layout.journal(p)).total();
+            for (JournalStreams.Backlog b : queries.backlogs(settings.candidates().stream().map(layout::journal).toList())
+                    .values()) {
+                total += b.total();
             }
         } catch (RedisException e) {
             throw new QuotaException(Reason.UNAVAILABLE, "Redis at " + connector.endpoint() + " could not report the"

@@ -1,9 +1,11 @@
 #!lua flags=
--- Acknowledges a batch the ledger has committed, then trims the partition's journal below the oldest
--- entry the group has not acknowledged: an entry leaves Redis only once it is in the database. One
--- script, so no crash can fall between the two. Trimming is exact (MINID without '~').
+-- Acknowledges a batch the ledger has committed (when given its ids; the consumer sends its own XACK just
+-- before, which spares each id a trip through Lua), then trims the partition's journal below the oldest
+-- entry the group has not acknowledged: an entry leaves Redis only once it is in the database. The floor is
+-- read and the trim made in one script, so no entry pending when it trims is removed. Trimming is exact
+-- (MINID without '~').
 -- KEYS: journal stream
--- ARGV: group, then the ids to acknowledge
+-- ARGV: group, then the ids to acknowledge (none or more)
 -- Reply: {'trimmed', <acknowledged>, <entries removed>, <floor id or ''>}
 local stream, group = KEYS[1], ARGV[1]
 if string.match(stream, '^[^{}]*quota:{p[0-9]+}:journal$') == nil or group == nil or group == '' then

@@ -129,8 +129,8 @@ class LedgerSchemaTest {
                 String schema = ds.getJdbcUrl().substring(ds.getJdbcUrl().indexOf("currentSchema=") + 14);
                 assertThatThrownBy(() -> Ledger.verifySchema(ds)).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.reason()).isEqualTo(QuotaException.Reason.SCHEMA));
-                assertThat(Ledger.migrate(ds)).isEqualTo("6");
-                assertThat(Ledger.migrate(ds)).isEqualTo("6");
+                assertThat(Ledger.migrate(ds)).isEqualTo("7");
+                assertThat(Ledger.migrate(ds)).isEqualTo("7");
                 Ledger.verifySchema(ds);
                 assertThat(server.psql("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables"
                         + " WHERE table_schema = '" + schema + "'")).isEqualTo("ledger_accounts,ledger_balances,ledger_compensations,"
@@ -148,7 +148,7 @@ class LedgerSchemaTest {
                 legacyRows(ds);
                 assertThatThrownBy(() -> Ledger.verifySchema(ds)).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.getMessage()).contains("ledger_partitions"));
-                assertThat(Ledger.migrate(ds)).isEqualTo("6");
+                assertThat(Ledger.migrate(ds)).isEqualTo("7");
                 assertMigrated(ds);
             }
         }
@@ -160,7 +160,7 @@ class LedgerSchemaTest {
                 try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                     s.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY)");
                 }
-                assertThat(Ledger.migrate(ds)).isEqualTo("6");
+                assertThat(Ledger.migrate(ds)).isEqualTo("7");
                 Ledger.verifySchema(ds);
                 assertThat(count(ds, "SELECT COUNT(*) FROM orders")).isZero();
             }
@@ -179,8 +179,8 @@ class LedgerSchemaTest {
                 assertThat(e.reason()).isEqualTo(QuotaException.Reason.SCHEMA);
                 assertThat(e.getMessage()).contains("ledger_accounts", "ledger_quarantine", "ledger_partitions");
             });
-            assertThat(Ledger.migrate(ds)).isEqualTo("6");
-            assertThat(Ledger.migrate(ds)).isEqualTo("6");
+            assertThat(Ledger.migrate(ds)).isEqualTo("7");
+            assertThat(Ledger.migrate(ds)).isEqualTo("7");
             Ledger.verifySchema(ds);
             assertThat(count(ds, "SELECT COUNT(*) FROM ledger_entries")).isZero();
         }
@@ -191,7 +191,7 @@ class LedgerSchemaTest {
             DataSource ds = Support.h2();
             legacySchema(ds, Dialect.H2);
             legacyRows(ds);
-            assertThat(Ledger.migrate(ds)).isEqualTo("6");
+            assertThat(Ledger.migrate(ds)).isEqualTo("7");
             assertMigrated(ds);
         }
 

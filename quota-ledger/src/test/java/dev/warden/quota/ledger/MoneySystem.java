@@ -22,6 +22,7 @@ import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.VirtualClock;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -38,7 +39,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * The money path's real parts for the checker: one Redis and one PostgreSQL schema (a class shares them),
+ * The money path's real parts for the checker: one Redis and one PostgreSQL schema, or one H2 database (a
+ * class shares them),
  * a quota engine on a virtual clock per program, ledger consumers started and stopped by the program's
  * drain steps, the reconciler, and the faults (a consumer that dies or freezes mid-batch, a move cut
  * between its steps, the retention passing, Redis restarting empty). {@link #run} runs one step here and
@@ -53,7 +55,9 @@ final class MoneySystem implements AutoCloseable {
     static final String GROUP = LedgerConsumer.DEFAULT_GROUP;
 
     final RedisServer redis;
-    final HikariDataSource database;
+    final DataSource database;
+    private final Dialect dialect;
+    private final AutoCloseable closeDatabase;
     final Map<String, Object> settings;
     final KeyLayout layout;
     private final LockClient locks;
@@ -75,8 +79,22 @@ final class MoneySystem implements AutoCloseable {
     }
 
     MoneySystem(RedisServer redis, PostgresServer postgres) {
+        this(redis, Support.freshPostgres(postgres), Dialect.POSTGRESQL);
+    }
+
+    /** On H2 (the demo's embedded default), in memory: the same programs, through its own statements. */
+    static MoneySystem onH2(RedisServer redis) {
+        DataSource h2 = Support.h2();
+        Ledger.migrate(h2);
+        return new MoneySystem(redis, h2, Dialect.H2);
+    }
+
+    private MoneySystem(RedisServer redis, DataSource database, Dialect dialect) {
         this.redis = redis;
-        this.database = Support.freshPostgres(postgres);
+        this.database = database;
+        this.dialect = dialect;
+        this.closeDatabase = database instanceof HikariDataSource pool ? pool : () -> {
+        };
         this.settings = new HashMap<>(Support.settings(redis));
         settings.put("warden.quota.namespace", "money");
         settings.put("warden.quota.partitions", Integer.toString(PARTITIONS));
@@ -97,7 +115,13 @@ final class MoneySystem implements AutoCloseable {
         closeQuota();
         redis.command("FLUSHALL");
         try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
-            s.execute("TRUNCATE " + String.join(", ", Ledger.TABLES));
+            if (dialect == Dialect.POSTGRESQL) {
+                s.execute("TRUNCATE " + String.join(", ", Ledger.TABLES));
+            } else {
+                for (String table : Ledger.TABLES) {
+                    s.execute("TRUNCATE TABLE " + table); // H2 truncates one table at a time
+                }
+            }
         } catch (SQLException e) {
             throw new AssertionError("could not empty the ledger", e);
         }
@@ -671,8 +695,9 @@ final class MoneySystem implements AutoCloseable {
         String stream = layout.journal(p);
         String actual;
         try (Connection c = database.getConnection()) {
-            new BatchWriter(Dialect.POSTGRESQL, layout).write(c, new BatchWriter.Part(p, stream,
-                    new PartitionFence(stream, ghost.token, "ghost"), ghost.raws), Duration.ofSeconds(5));
+            // Read new by the ghost, so written as the consumer writes fresh entries: without the key lookup first.
+            new BatchWriter(dialect, layout).write(c, new BatchWriter.Part(p, stream,
+                    new PartitionFence(stream, ghost.token, "ghost"), ghost.raws, true), Duration.ofSeconds(5));
             actual = "COMMITTED";
         } catch (PartitionFence.FencedOut e) {
             actual = "FENCED";
@@ -774,6 +799,10 @@ final class MoneySystem implements AutoCloseable {
         closeQuota();
         reconciler.close();
         locks.close();
-        database.close();
+        try {
+            closeDatabase.close();
+        } catch (Exception e) {
+            throw new AssertionError("could not close the ledger database", e);
+        }
     }
 }

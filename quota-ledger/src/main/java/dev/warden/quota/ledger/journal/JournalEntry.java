@@ -48,7 +48,8 @@ public record JournalEntry(int partition, String stream, String entryId, String 
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(token, "token");
-        lines = Collections.unmodifiableSortedMap(new TreeMap<>(lines));
+        // No copy for the empty map of every kind but a posting (the consumer makes one entry per journal entry).
+        lines = lines.isEmpty() ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(new TreeMap<>(lines));
     }
 
     /**
@@ -148,7 +149,7 @@ public record JournalEntry(int partition, String stream, String entryId, String 
     public static JournalEntry decode(int partition, String stream, String entryId, Map<String, String> f) {
         try {
             String account = Ids.check(InvalidIdException.Field.ACCOUNT, require(f, ACCOUNT));
-            EntryKind kind = EntryKind.fromWireName(require(f, KIND));
+            EntryKind kind = kind(require(f, KIND));
             long amount = Long.parseLong(require(f, AMOUNT));
             if (kind == EntryKind.OPEN ? amount < 0 || amount > Amount.MAX
                     : kind == EntryKind.POST ? amount != 0 : Amount.problem(amount).isPresent()) {
@@ -176,6 +177,15 @@ public record JournalEntry(int partition, String stream, String entryId, String 
         } catch (NullPointerException e) {
             throw new IllegalArgumentException(String.valueOf(e.getMessage()), e);
         }
+    }
+
+    /** Every kind by its wire name: the consumer decodes one per entry, and {@link EntryKind#fromWireName} searches. */
+    private static final Map<String, EntryKind> KINDS = java.util.Arrays.stream(EntryKind.values())
+            .collect(java.util.stream.Collectors.toUnmodifiableMap(EntryKind::wireName, k -> k));
+
+    private static EntryKind kind(String wireName) {
+        EntryKind kind = KINDS.get(wireName);
+        return kind != null ? kind : EntryKind.fromWireName(wireName); // throws, saying what is wrong
     }
 
     /** A hold's expiry as its entry carries it, empty when absent or unreadable (restored as due). */

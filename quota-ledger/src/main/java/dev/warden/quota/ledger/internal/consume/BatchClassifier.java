@@ -20,7 +20,8 @@ import java.util.TreeSet;
 /**
  * Decides what becomes of each entry of a batch before anything is written, from what the ledger
  * already holds (by (account, request id), and by position among the compensated and quarantined)
- * and what came earlier in the same batch. Two queries per batch, whatever its size.
+ * and what came earlier in the same batch. Two queries per batch, whatever its size, or one when the
+ * entries are fresh from the stream and the table's key is left to find the rare one it already holds.
  */
 public final class BatchClassifier {
 
@@ -34,15 +35,19 @@ public final class BatchClassifier {
      * The batches' steps in order, each with its action: new, a redelivery, a replay to compensate (or
      * compensated already), refused (malformed, a second hold or move entry, a reused posting id, an
      * account opened twice) or quarantined already.
+     *
+     * @param lookUpKeys whether to ask the ledger which keys it holds; without, the steps assume it holds
+     *                   none of them, which the table's key then checks: an insert of a key it holds fails
+     *                   (SQLSTATE 23505), and the writer classifies again with the lookup
      */
-    List<BatchStep> classify(Connection c, List<BatchWriter.Part> parts) throws SQLException {
+    List<BatchStep> classify(Connection c, List<BatchWriter.Part> parts, boolean lookUpKeys) throws SQLException {
         List<BatchStep> steps = new ArrayList<>();
         for (BatchWriter.Part part : parts) {
             for (BatchWriter.Raw raw : part.raws()) {
                 steps.add(parse(part, raw));
             }
         }
-        Map<JournalEntry.Key, LedgerSql.Position> known = knownKeys(c, steps);
+        Map<JournalEntry.Key, LedgerSql.Position> known = lookUpKeys ? knownKeys(c, steps) : Map.of();
         Set<LedgerSql.Position> compensated = new HashSet<>();
         Set<LedgerSql.Position> quarantined = new HashSet<>();
         positions(c, steps, compensated, quarantined);
@@ -129,10 +134,14 @@ public final class BatchClassifier {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         Set<String> streams = new TreeSet<>();
+        BatchWriter.Part last = null;
         for (BatchStep s : steps) {
             min = Math.min(min, s.position.ms());
             max = Math.max(max, s.position.ms());
-            streams.add(s.part.stream());
+            if (s.part != last) { // the steps come part by part
+                streams.add(s.part.stream());
+                last = s.part;
+            }
         }
         if (!streams.isEmpty()) {
             sql.positions(c, streams, min, max, compensated, quarantined);

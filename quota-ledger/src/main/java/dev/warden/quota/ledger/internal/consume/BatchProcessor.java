@@ -139,7 +139,7 @@ public final class BatchProcessor {
         List<BatchWriter.Raw> raws = read.raws();
         List<BatchStep> steps = List.of();
         if (!raws.isEmpty()) {
-            steps = writeWithRetry(read.partition(), read.stream(), raws);
+            steps = writeWithRetry(read.partition(), read.stream(), raws, !claimed);
             if (steps == null) {
                 return; // fenced or lost: not ours to acknowledge; the new owner takes the entries over
             }
@@ -204,7 +204,7 @@ public final class BatchProcessor {
                 if (fence == null || lease == null || !lease.isValid()) {
                     return null;
                 }
-                parts.add(new BatchWriter.Part(r.partition(), r.stream(), fence, r.raws()));
+                parts.add(new BatchWriter.Part(r.partition(), r.stream(), fence, r.raws(), true));
             }
             try (Connection c = dataSource.getConnection()) {
                 return new BatchWriter(dialect(c), layout).writeTogether(c, parts, settings.lockTimeout());
@@ -212,8 +212,12 @@ public final class BatchProcessor {
         });
     }
 
-    /** The batch's steps once committed; null when the partition is no longer this consumer's. */
-    private List<BatchStep> writeWithRetry(int partition, String stream, List<BatchWriter.Raw> raws) {
+    /**
+     * The batch's steps once committed; null when the partition is no longer this consumer's.
+     *
+     * @param fresh whether the entries were read new (never delivered before), rather than claimed
+     */
+    private List<BatchStep> writeWithRetry(int partition, String stream, List<BatchWriter.Raw> raws, boolean fresh) {
         return withRetry(() -> "a batch of " + raws.size() + " entries", () -> {
             PartitionFence fence = fences.get(partition);
             Lease lease = ownership.lease(partition);
@@ -221,7 +225,8 @@ public final class BatchProcessor {
                 return null;
             }
             try (Connection c = dataSource.getConnection()) {
-                return new BatchWriter(dialect(c), layout).write(c, new BatchWriter.Part(partition, stream, fence, raws), settings.lockTimeout());
+                return new BatchWriter(dialect(c), layout).write(c, new BatchWriter.Part(partition, stream, fence, raws, fresh),
+                        settings.lockTimeout());
             } catch (PartitionFence.FencedOut e) {
                 onFencedOut.partition(partition, e.getMessage());
                 return null;

@@ -1,50 +1,40 @@
 package dev.warden.quota.ledger.internal.consume;
 
-import dev.warden.quota.EntryKind;
 import dev.warden.quota.ledger.internal.consume.BatchStep.Action;
 import dev.warden.quota.ledger.internal.store.AccountRows;
-import dev.warden.quota.ledger.internal.store.CompensationRow;
-import dev.warden.quota.ledger.internal.store.CompensationRows;
+import dev.warden.quota.ledger.internal.store.EntryRows;
 import dev.warden.quota.ledger.internal.store.LedgerSql;
 import dev.warden.quota.ledger.internal.store.PartitionFence;
-import dev.warden.quota.ledger.internal.store.QuarantineRow;
-import dev.warden.quota.ledger.journal.JournalEntry;
-import dev.warden.quota.ledger.journal.QuarantineReason;
 import dev.warden.quota.ledger.store.Dialect;
 import dev.warden.quota.redis.KeyLayout;
 
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Writes one batch of one partition's journal in one transaction, fenced: the partition's
  * {@code ledger_partitions} row is updated {@code WHERE token <= <the owner's token>} first, so a
  * superseded owner's batch is refused by the database ({@link PartitionFence.FencedOut}).
  *
- * <p>The fast path costs a handful of statements whatever the batch size: one query for the entries
- * the ledger already holds (by (account, request id)) and one for entries already quarantined or
- * compensated (by position), then the entries inserted and one balance update per account (the
- * batch's changes of an account summed). On PostgreSQL each of these is one fixed statement over
- * arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and JDBC
- * batches. When the database refuses anything (a constraint, an unknown account) the
- * transaction is rolled back and replayed entry by entry, each under a savepoint, so the refused
- * entries go to quarantine and the rest are applied. Errors that are not refusals (the database is
- * down) are thrown, and the caller retries the whole batch.
- *
- * <p>Summing an account's changes means the {@code CHECK (balance >= 0)} sees the balance after the
- * batch rather than after each entry: an entry that would dip below zero in between is caught only
- * if the balance ends below zero (then the entry-by-entry replay finds it). Redis applies the same
- * entries in the same order under the same check, so a dip the sum hides is one where Redis and the
- * database already disagree, and reconciliation reports that.
+ * <p>Each attempt classifies the batch ({@link BatchClassifier}) and writes it on the fast path
+ * ({@code NetWrite}: the entries in one {@code COPY}, one net update per account); the attempts go from
+ * the cheapest to the surest, each rolled back when the database refuses it:
+ * <ol>
+ *   <li>entries fresh from the stream (never delivered before) are classified without asking which
+ *       keys the ledger holds: it holds none of them but after a replay or a crash, and then the
+ *       table's key refuses the insert (SQLSTATE 23505);</li>
+ *   <li>classified with the key lookup (a redelivery is a no-op, a replay is compensated);</li>
+ *   <li>entry by entry, each under a savepoint ({@code EntryByEntryWrite}), so the refused entries go to
+ *       quarantine and the rest are applied.</li>
+ * </ol>
+ * Errors that are not refusals (the database is down) are thrown, and the caller retries the whole batch.
+ * Nothing is acknowledged in Redis before the commit: that is the caller's, after this returns.
  */
 public final class BatchWriter {
 
@@ -52,23 +42,34 @@ public final class BatchWriter {
     public record Raw(String id, Map<String, String> fields) {
     }
 
-    /** One partition's batch: its entries and the fence its owner writes them under. */
-    public record Part(int partition, String stream, PartitionFence fence, List<Raw> raws) {
+    /**
+     * One partition's batch: its entries and the fence its owner writes them under.
+     *
+     * @param fresh whether the entries were read new from the stream (never delivered before), so the
+     *              ledger almost certainly holds none of them; false for entries claimed from a pending list
+     */
+    public record Part(int partition, String stream, PartitionFence fence, List<Raw> raws, boolean fresh) {
+
+        /** Entries that may have been delivered before: always classified with the key lookup. */
+        public Part(int partition, String stream, PartitionFence fence, List<Raw> raws) {
+            this(partition, stream, fence, raws, false);
+        }
     }
 
     private final Dialect dialect;
-    private final KeyLayout layout;
-    private final LedgerSql sql;
-    private final AccountRows rows;
     private final BatchClassifier classifier;
+    private final NetWrite netWrite;
+    private final EntryByEntryWrite entryByEntry;
 
     /** @param layout where each account's own partition is (a split account's bucket entries arrive in others) */
     public BatchWriter(Dialect dialect, KeyLayout layout) {
         this.dialect = dialect;
-        this.layout = layout;
-        this.sql = new LedgerSql(dialect);
-        this.rows = new AccountRows(dialect);
+        LedgerSql sql = new LedgerSql(dialect);
+        AccountRows rows = new AccountRows(dialect);
+        EntryRows entryRows = new EntryRows(dialect);
         this.classifier = new BatchClassifier(sql);
+        this.netWrite = new NetWrite(layout, sql, rows, entryRows);
+        this.entryByEntry = new EntryByEntryWrite(layout, sql, rows, entryRows);
     }
 
     /**
@@ -80,18 +81,24 @@ public final class BatchWriter {
     public List<BatchStep> write(Connection c, Part part, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
         c.setAutoCommit(false);
         try {
-            PartitionFence.limitLockWait(c, dialect, lockTimeout);
-            part.fence().check(c);
-            List<BatchStep> steps = classifier.classify(c, List.of(part));
-            if (fast(c, steps)) {
-                c.commit();
-                return steps;
+            boolean lookUpKeys = !part.fresh();
+            while (true) {
+                begin(c, part, lockTimeout);
+                List<BatchStep> steps = classifier.classify(c, List.of(part), lookUpKeys);
+                NetWrite.Result result = netWrite.write(c, steps);
+                if (result == NetWrite.Result.WRITTEN) {
+                    c.commit();
+                    return steps;
+                }
+                c.rollback();
+                if (result == NetWrite.Result.REFUSED || lookUpKeys) {
+                    break;
+                }
+                lookUpKeys = true; // the ledger holds one of the keys: a redelivery or a replay
             }
-            c.rollback();
-            PartitionFence.limitLockWait(c, dialect, lockTimeout);
-            part.fence().check(c);
-            steps = classifier.classify(c, List.of(part));
-            slow(c, steps);
+            begin(c, part, lockTimeout);
+            List<BatchStep> steps = classifier.classify(c, List.of(part), true);
+            entryByEntry.write(c, steps);
             c.commit();
             return steps;
         } catch (SQLException | PartitionFence.FencedOut | RuntimeException e) {
@@ -100,35 +107,41 @@ public final class BatchWriter {
         }
     }
 
+    private void begin(Connection c, Part part, Duration lockTimeout) throws SQLException, PartitionFence.FencedOut {
+        PartitionFence.limitLockWait(c, dialect, lockTimeout);
+        part.fence().check(c);
+    }
+
     /**
      * What {@link #writeTogether} did: the steps once committed; or nothing written, because these
      * partitions are fenced (a newer owner recorded a higher token), or because the database refused
      * something (both empty: write the parts one by one with {@link #write}, which finds the entry).
      */
-    public record Together(Optional<List<BatchStep>> steps, java.util.Set<String> fenced) {
+    public record Together(Optional<List<BatchStep>> steps, Set<String> fenced) {
     }
 
     /**
-     * Writes several partitions' batches in one transaction, on the fast path only: the fences, one
-     * key lookup, one insert, one balance update and one commit for all of them, so a consumer that owns
+     * Writes several partitions' batches in one transaction, on the fast path only: the fences, the
+     * lookups, one {@code COPY}, one balance update and one commit for all of them, so a consumer that owns
      * many partitions pays the round trips and the commit once per round rather than once per partition.
      */
     Together writeTogether(Connection c, List<Part> parts, Duration lockTimeout) throws SQLException {
         c.setAutoCommit(false);
         try {
             PartitionFence.limitLockWait(c, dialect, lockTimeout);
-            java.util.Set<String> fenced = PartitionFence.checkAll(c, dialect, parts.stream().map(Part::fence).toList());
+            Set<String> fenced = PartitionFence.checkAll(c, dialect, parts.stream().map(Part::fence).toList());
             if (!fenced.isEmpty()) {
                 c.rollback();
                 return new Together(Optional.empty(), fenced);
             }
-            List<BatchStep> steps = classifier.classify(c, parts);
-            if (steps.stream().anyMatch(st -> st.action == Action.QUARANTINE) || !fast(c, steps)) {
+            List<BatchStep> steps = classifier.classify(c, parts, !parts.stream().allMatch(Part::fresh));
+            if (steps.stream().anyMatch(st -> st.action == Action.QUARANTINE)
+                    || netWrite.write(c, steps) != NetWrite.Result.WRITTEN) {
                 c.rollback();
-                return new Together(Optional.empty(), java.util.Set.of());
+                return new Together(Optional.empty(), Set.of());
             }
             c.commit();
-            return new Together(Optional.of(steps), java.util.Set.of());
+            return new Together(Optional.of(steps), Set.of());
         } catch (SQLException | RuntimeException e) {
             rollback(c, e);
             throw e;
@@ -145,177 +158,24 @@ public final class BatchWriter {
 
     /** Whether the database refused the data (as opposed to failing): SQLSTATE class 22 or 23. */
     static boolean refused(SQLException e) {
+        return anyState(e, "23") || anyState(e, "22");
+    }
+
+    /** Whether the refusal is a unique key's (SQLSTATE 23505): the table already holds the key or position. */
+    static boolean keyHeld(SQLException e) {
+        return anyState(e, "23505");
+    }
+
+    private static boolean anyState(SQLException e, String prefix) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("23") || s.getSQLState().startsWith("22"))) {
+            if (t instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith(prefix)) {
                 return true;
             }
             if (t instanceof BatchUpdateException b && b.getNextException() != null && b.getNextException() != t
-                    && refused(b.getNextException())) {
+                    && anyState(b.getNextException(), prefix)) {
                 return true;
             }
         }
         return false;
-    }
-
-    // ---- the fast path: a few statements per batch ----
-
-    private boolean fast(Connection c, List<BatchStep> steps) throws SQLException {
-        List<JournalEntry> openings = new ArrayList<>();
-        List<JournalEntry> entries = new ArrayList<>();
-        Map<String, long[]> deltas = new TreeMap<>(); // sorted: every writer locks accounts in one order
-        Set<String> bucketRows = new java.util.TreeSet<>();
-        List<CompensationRow> compensations = new ArrayList<>();
-        List<QuarantineRow> quarantine = new ArrayList<>();
-        List<JournalEntry> postings = new ArrayList<>();
-        List<AccountRows.OpenHold> opened = new ArrayList<>();
-        List<JournalEntry> ended = new ArrayList<>();
-        for (BatchStep s : steps) {
-            switch (s.action) {
-                case APPLY -> {
-                    if (s.entry.kind() == EntryKind.POST) {
-                        postings.add(s.entry);
-                    }
-                    if (s.entry.kind() == EntryKind.OPEN) {
-                        openings.add(s.entry);
-                    } else {
-                        add(deltas, s.entry);
-                        if (ofBucket(s.entry)) {
-                            bucketRows.add(s.entry.account());
-                        }
-                    }
-                    holds(s, opened, ended);
-                    entries.add(s.entry);
-                }
-                case COMPENSATE -> {
-                    add(deltas, s.entry);
-                    if (ofBucket(s.entry)) {
-                        bucketRows.add(s.entry.account());
-                    }
-                    compensations.add(s.compensationRow());
-                }
-                case QUARANTINE -> quarantine.add(s.quarantineRow());
-                default -> {
-                }
-            }
-        }
-        try {
-            // Openings first: an account opened in this batch may be changed later in it.
-            rows.open(c, openings);
-            rows.ensure(c, bucketRows);
-            if (!sql.applyDeltas(c, deltas)) {
-                return false; // an unknown account: find it entry by entry
-            }
-            sql.insertEntries(c, entries);
-            sql.applyPostings(c, postings);
-            rows.holds(c, opened, ended);
-            CompensationRows.insertAll(c, compensations);
-            sql.insertQuarantine(c, quarantine);
-            return true;
-        } catch (SQLException e) {
-            if (refused(e)) {
-                return false;
-            }
-            throw e;
-        }
-    }
-
-    /**
-     * Whether the entry is of a split account's bucket in another partition than the account's own: its
-     * account row may not exist yet (the opening is in another stream), and starts at 0.
-     */
-    private boolean ofBucket(JournalEntry e) {
-        return e.partition() != layout.partition(e.account());
-    }
-
-    /** A hold entry opens the hold's row; a capture, release or expiry closes it. */
-    private static void holds(BatchStep s, List<AccountRows.OpenHold> opened, List<JournalEntry> ended) {
-        switch (s.entry.kind()) {
-            case HOLD -> {
-                // Absent on an entry written before holds carried their expiry (or unreadable): restored as due.
-                opened.add(new AccountRows.OpenHold(s.entry, JournalEntry.expires(s.raw.fields())));
-            }
-            case CAPTURE, RELEASE, EXPIRE -> ended.add(s.entry);
-            default -> {
-            }
-        }
-    }
-
-    /** Sums an entry's changes into its account's {available, held, highest fencing token}. */
-    private static void add(Map<String, long[]> deltas, JournalEntry e) {
-        long[] d = deltas.computeIfAbsent(e.account(), k -> new long[]{0, 0, -1});
-        d[0] += e.delta();
-        d[1] += e.heldDelta();
-        if (e.kind() == EntryKind.DEDUCT && e.token().isPresent()) {
-            d[2] = Math.max(d[2], e.token().getAsLong());
-        }
-    }
-
-    // ---- the slow path: entry by entry, each under a savepoint ----
-
-    private void slow(Connection c, List<BatchStep> steps) throws SQLException {
-        for (BatchStep s : steps) {
-            if (s.action != Action.APPLY && s.action != Action.COMPENSATE) {
-                continue;
-            }
-            Savepoint savepoint = c.setSavepoint();
-            try {
-                if (s.action == Action.APPLY && s.entry.kind() == EntryKind.OPEN) {
-                    rows.open(c, List.of(s.entry));
-                } else {
-                    if (ofBucket(s.entry)) {
-                        rows.ensure(c, List.of(s.entry.account()));
-                    }
-                    if (!sql.updateBalance(c, s.entry)) {
-                        c.rollback(savepoint);
-                        s.quarantine(QuarantineReason.UNKNOWN_ACCOUNT, "the ledger has no account '" + s.entry.account() + "'");
-                        continue;
-                    }
-                }
-                if (s.action == Action.APPLY) {
-                    sql.insertEntry(c, s.entry);
-                    if (s.entry.kind() == EntryKind.POST) {
-                        sql.applyPostings(c, List.of(s.entry));
-                    }
-                    List<AccountRows.OpenHold> opened = new ArrayList<>();
-                    List<JournalEntry> ended = new ArrayList<>();
-                    holds(s, opened, ended);
-                    rows.holds(c, opened, ended);
-                } else {
-                    CompensationRows.insert(c, s.compensationRow());
-                }
-                c.releaseSavepoint(savepoint);
-            } catch (SQLException e) {
-                if (!refused(e)) {
-                    throw e;
-                }
-                c.rollback(savepoint);
-                s.quarantine(reason(s, e), describe(e));
-            }
-        }
-        sql.insertQuarantine(c, steps.stream().filter(s -> s.action == Action.QUARANTINE).map(BatchStep::quarantineRow).toList());
-    }
-
-    private static QuarantineReason reason(BatchStep s, SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
-        if (state.equals("23505") && s.entry.kind() == EntryKind.OPEN) {
-            return QuarantineReason.ACCOUNT_EXISTS;
-        }
-        // PostgreSQL: 23514 check_violation; H2: 23513 CHECK_CONSTRAINT_VIOLATED.
-        if ((state.equals("23514") || state.equals("23513"))
-                && (message.contains("balance_non_negative") || message.contains("held_non_negative")
-                || message.contains("amount_non_negative"))) {
-            return QuarantineReason.NEGATIVE_BALANCE;
-        }
-        return QuarantineReason.CONSTRAINT;
-    }
-
-    private static String describe(SQLException e) {
-        SQLException cause = e;
-        if (e instanceof BatchUpdateException b && b.getNextException() != null) {
-            cause = b.getNextException();
-        }
-        return "SQLSTATE " + cause.getSQLState() + ": " + cause.getMessage();
     }
 }

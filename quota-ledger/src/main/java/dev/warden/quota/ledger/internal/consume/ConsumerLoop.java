@@ -302,8 +302,10 @@ public final class ConsumerLoop implements Runnable {
     }
 
     private void reportLag() {
-        for (int p : fences.keySet()) {
-            JournalStreams.Backlog b = streams.backlog(layout.journal(p));
+        List<Integer> owned = List.copyOf(fences.keySet());
+        Map<String, JournalStreams.Backlog> backlogs = streams.backlogs(owned.stream().map(layout::journal).toList());
+        for (int p : owned) {
+            JournalStreams.Backlog b = backlogs.get(layout.journal(p));
             LoopPacing.notify(() -> listener.lag(p, b.pending(), b.undelivered()));
         }
     }

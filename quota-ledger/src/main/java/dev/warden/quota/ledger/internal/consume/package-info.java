@@ -4,7 +4,9 @@
  * a batch read, classified, written under the fence and acknowledged
  * ({@link dev.warden.quota.ledger.internal.consume.BatchProcessor},
  * {@link dev.warden.quota.ledger.internal.consume.BatchClassifier},
- * {@link dev.warden.quota.ledger.internal.consume.BatchWriter}), and replays compensated in Redis
+ * {@link dev.warden.quota.ledger.internal.consume.BatchWriter} with its two paths,
+ * {@code NetWrite} and
+ * {@code EntryByEntryWrite}), and replays compensated in Redis
  * ({@link dev.warden.quota.ledger.internal.consume.Compensations}). The lifecycle is
  * {@link dev.warden.quota.ledger.LedgerConsumer}'s. Internal to Warden: no compatibility promise.
  */

@@ -15,8 +15,12 @@ import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs.StreamOffset;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import io.lettuce.core.models.stream.PendingMessage;
+import io.lettuce.core.output.StreamReadOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,22 +112,13 @@ public final class JournalStreams {
         }
     }
 
-    /** Entries delivered to this consumer before and not acknowledged, after {@code after}, oldest first. */
-    public List<StreamMessage<String, String>> ownPending(String stream, String after, int count) {
-        List<StreamMessage<String, String>> page = redis.xreadgroup(me, XReadArgs.Builder.count(count),
-                StreamOffset.from(stream, after));
-        return page == null ? List.of() : page;
-    }
-
     /** New entries of the given streams, at most {@code count} per stream, blocking up to {@code block}; by stream. */
     public Map<String, List<StreamMessage<String, String>>> readNew(List<String> streams, int count, Duration block) {
         if (connection.isCluster() && streams.size() > 1) {
             return readNewStreamByStream(streams, count, block);
         }
-        @SuppressWarnings("unchecked")
-        StreamOffset<String>[] offsets = streams.stream().map(StreamOffset::lastConsumed).toArray(StreamOffset[]::new);
-        List<StreamMessage<String, String>> messages = redis.xreadgroup(me,
-                XReadArgs.Builder.count(count).block(block), offsets);
+        List<StreamMessage<String, String>> messages = await(readNew(streams, XReadArgs.Builder.count(count).block(block)),
+                "read new journal entries");
         Map<String, List<StreamMessage<String, String>>> byStream = new LinkedHashMap<>();
         if (messages != null) {
             for (StreamMessage<String, String> m : messages) {
@@ -137,8 +132,7 @@ public final class JournalStreams {
                                                                                    Duration block) {
         Map<String, java.util.concurrent.CompletableFuture<List<StreamMessage<String, String>>>> reads = new LinkedHashMap<>();
         for (String stream : streams) {
-            reads.put(stream, connection.async().xreadgroup(me, XReadArgs.Builder.count(count),
-                    StreamOffset.lastConsumed(stream)).toCompletableFuture());
+            reads.put(stream, readNew(List.of(stream), XReadArgs.Builder.count(count)));
         }
         Map<String, List<StreamMessage<String, String>>> byStream = new LinkedHashMap<>();
         for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<StreamMessage<String, String>>>> e : reads.entrySet()) {
@@ -152,12 +146,27 @@ public final class JournalStreams {
         }
         String next = streams.get(Math.floorMod(turn++, streams.size()));
         Duration share = block.dividedBy(streams.size());
-        List<StreamMessage<String, String>> waited = redis.xreadgroup(me, XReadArgs.Builder.count(count)
-                .block(share.compareTo(MIN_BLOCK) < 0 ? MIN_BLOCK : share), StreamOffset.lastConsumed(next));
+        List<StreamMessage<String, String>> waited = await(readNew(List.of(next), XReadArgs.Builder.count(count)
+                .block(share.compareTo(MIN_BLOCK) < 0 ? MIN_BLOCK : share)), "read new journal entries");
         if (waited != null && !waited.isEmpty()) {
             byStream.put(next, waited);
         }
         return byStream;
+    }
+
+    /**
+     * {@code XREADGROUP ... STREAMS <streams> > ...}: as Lettuce's own, with the entries' text decoded by
+     * {@link JournalText}. On a Cluster, the streams must be of one slot (the first routes the command).
+     */
+    private java.util.concurrent.CompletableFuture<List<StreamMessage<String, String>>> readNew(List<String> streams,
+                                                                                               XReadArgs read) {
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("GROUP").add(group).add(me.getName());
+        read.build(args);
+        args.add("STREAMS");
+        streams.forEach(args::addKey);
+        streams.forEach(s -> args.add(">"));
+        return connection.async().dispatch(CommandType.XREADGROUP, new StreamReadOutput<>(JournalText.CODEC), args)
+                .toCompletableFuture();
     }
 
     /**
@@ -180,8 +189,8 @@ public final class JournalStreams {
     }
 
     /**
-     * {@link #pendingBefore} for several streams at once, pipelined: the streams (of {@code firstIds},
-     * stream to the first id of a batch) with an older entry pending.
+     * Whether any entry older than a batch's first is pending on the group (on any consumer), for several
+     * streams at once, pipelined: the streams (of {@code firstIds}, stream to the first id of a batch) with one.
      */
     public Set<String> pendingBeforeAll(Map<String, String> firstIds) {
         Map<String, java.util.concurrent.CompletableFuture<List<PendingMessage>>> calls = new LinkedHashMap<>();
@@ -196,23 +205,14 @@ public final class JournalStreams {
         return behind;
     }
 
-    /** Whether any entry older than {@code id} is pending on the group (on any consumer). */
-    public boolean pendingBefore(String stream, String id) {
-        return !redis.xpending(stream, group, Range.create("-", "(" + id), Limit.from(1)).isEmpty();
-    }
-
     /**
-     * Acknowledges {@code ids} and trims the stream below the oldest entry the group has not
-     * acknowledged, in one script: nothing unacknowledged (and so nothing not yet in the database) is
-     * ever trimmed.
+     * Acknowledges {@code ids} ({@code XACK}), then trims the stream below the oldest entry the group has not
+     * acknowledged (one script, which reads that floor and trims at it): nothing unacknowledged (and so
+     * nothing not yet in the database) is ever trimmed. The two are sent together; a failure between them
+     * leaves entries the next trim removes.
      */
     public Trim ackAndTrim(String stream, List<String> ids) {
-        String[] args = new String[1 + ids.size()];
-        args[0] = group;
-        for (int i = 0; i < ids.size(); i++) {
-            args[1 + i] = ids.get(i);
-        }
-        return trim(stream, await(scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args), "acknowledge a batch"));
+        return ackAndTrimAll(Map.of(stream, ids)).get(stream);
     }
 
     /**
@@ -227,20 +227,21 @@ public final class JournalStreams {
 
     /** {@link #ackAndTrim} for several streams (stream to ids), pipelined; the trims by stream. */
     public Map<String, Trim> ackAndTrimAll(Map<String, List<String>> idsByStream) {
-        Map<String, java.util.concurrent.CompletableFuture<List<Object>>> calls = new LinkedHashMap<>();
+        // XACK itself rather than inside the script: the script would take every id through Lua first.
+        Map<String, java.util.concurrent.CompletableFuture<Long>> acks = new LinkedHashMap<>();
+        Map<String, java.util.concurrent.CompletableFuture<List<Object>>> trims = new LinkedHashMap<>();
         idsByStream.forEach((stream, ids) -> {
-            String[] args = new String[1 + ids.size()];
-            args[0] = group;
-            for (int i = 0; i < ids.size(); i++) {
-                args[1 + i] = ids.get(i);
-            }
-            calls.put(stream, scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, args));
+            acks.put(stream, ids.isEmpty() ? java.util.concurrent.CompletableFuture.completedFuture(0L)
+                    : connection.async().xack(stream, group, ids.toArray(String[]::new)).toCompletableFuture());
+            trims.put(stream, scripts.run(LedgerScripts.ACK_TRIM, new String[]{stream}, group));
         });
-        Map<String, Trim> trims = new LinkedHashMap<>();
-        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<Object>>> e : calls.entrySet()) {
-            trims.put(e.getKey(), trim(e.getKey(), await(e.getValue(), "acknowledge a batch")));
+        Map<String, Trim> done = new LinkedHashMap<>();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<Object>>> e : trims.entrySet()) {
+            long acknowledged = await(acks.get(e.getKey()), "acknowledge a batch");
+            Trim trim = trim(e.getKey(), await(e.getValue(), "trim a journal"));
+            done.put(e.getKey(), new Trim(acknowledged, trim.removed(), trim.floor()));
         }
-        return trims;
+        return done;
     }
 
     private static Trim trim(String stream, List<Object> reply) {
@@ -252,7 +253,29 @@ public final class JournalStreams {
 
     /** The group's backlog on a stream; everything is undelivered when the group is missing. */
     public Backlog backlog(String stream) {
-        Map<String, Object> info = groupInfo(stream);
+        return backlogs(List.of(stream)).get(stream);
+    }
+
+    /** {@link #backlog} of several streams, their groups read in one pipelined round trip; by stream. */
+    public Map<String, Backlog> backlogs(List<String> streams) {
+        Map<String, java.util.concurrent.CompletableFuture<List<Object>>> reads = new LinkedHashMap<>();
+        for (String stream : streams) {
+            reads.put(stream, connection.async().xinfoGroups(stream).toCompletableFuture());
+        }
+        Map<String, Backlog> backlogs = new LinkedHashMap<>();
+        for (Map.Entry<String, java.util.concurrent.CompletableFuture<List<Object>>> e : reads.entrySet()) {
+            Map<String, Object> info;
+            try {
+                info = ofGroup(await(e.getValue(), "read the consumer groups of " + e.getKey()));
+            } catch (RedisCommandExecutionException noSuchKey) {
+                info = null;
+            }
+            backlogs.put(e.getKey(), backlog(e.getKey(), info));
+        }
+        return backlogs;
+    }
+
+    private Backlog backlog(String stream, Map<String, Object> info) {
         if (info == null) {
             return new Backlog(0, redis.exists(stream) == 0 ? 0 : redis.xlen(stream));
         }
@@ -316,12 +339,15 @@ public final class JournalStreams {
     }
 
     private Map<String, Object> groupInfo(String stream) {
-        List<Object> groups;
         try {
-            groups = redis.xinfoGroups(stream);
+            return ofGroup(redis.xinfoGroups(stream));
         } catch (RedisCommandExecutionException e) {
             return null; // ERR no such key
         }
+    }
+
+    /** This group's entry of an {@code XINFO GROUPS} reply, or null. */
+    private Map<String, Object> ofGroup(List<Object> groups) {
         for (Object g : groups) {
             Map<String, Object> info = asMap(g);
             if (group.equals(info.get("name"))) {

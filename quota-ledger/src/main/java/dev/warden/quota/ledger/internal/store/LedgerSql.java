@@ -18,8 +18,8 @@ import java.util.Set;
  * A batch's statements: the lookups it makes and the writes it does, per dialect, for the entries of
  * one partition's stream or of several. On PostgreSQL the batch-sized ones are one fixed statement
  * over arrays ({@code unnest}), planned once whatever the batch size; on H2, multi-row statements and
- * JDBC batches. Account rows and holds are {@link AccountRows}', compensations {@link CompensationRows}';
- * what to write, and when, is the consumer's batch writer's.
+ * JDBC batches. The entries themselves are {@link EntryRows}', account rows and holds {@link AccountRows}',
+ * compensations {@link CompensationRows}'; what to write, and when, is the consumer's batch writer's.
  */
 public final class LedgerSql {
 
@@ -30,11 +30,6 @@ public final class LedgerSql {
     private static final String HIGHER_FENCE = "NULLIF(GREATEST(COALESCE(fence, -1), COALESCE(CAST(? AS BIGINT), -1)), -1)";
     private static final String UPDATE_BALANCE = "UPDATE ledger_accounts SET balance = balance + ?, held = held + ?,"
             + " fence = " + HIGHER_FENCE + ", updated_at = CURRENT_TIMESTAMP WHERE account = ?";
-    private static final String INSERT_ENTRY_HEAD = "INSERT INTO ledger_entries (request_id, account, kind, amount,"
-            + " balance_after, token, stream, entry_id, entry_ms, entry_seq) VALUES ";
-    private static final String ENTRY_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final int ENTRY_COLUMNS = 10;
-    private static final String INSERT_ENTRY = INSERT_ENTRY_HEAD + ENTRY_ROW;
     private static final String INSERT_QUARANTINE = "INSERT INTO ledger_quarantine (stream, entry_id, entry_ms,"
             + " entry_seq, account, kind, amount, request_id, balance_after, fields, reason, detail)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -122,36 +117,56 @@ public final class LedgerSql {
     // ---- a batch's writes ----
 
     /**
-     * One update per account with the sum of its changes ({available, held, highest fencing token or -1});
-     * false when an account is unknown.
+     * One update per account with its net change in the batch, refused for an account whose balance or held
+     * quota would pass below zero at some entry ({@link NetChanges}); false when an account is unknown or
+     * so refused (the entry-by-entry replay then finds the entry).
      */
-    public boolean applyDeltas(Connection c, Map<String, long[]> deltas) throws SQLException {
-        if (deltas.isEmpty()) {
+    public boolean applyNets(Connection c, NetChanges nets) throws SQLException {
+        if (nets.isEmpty()) {
             return true;
         }
         if (dialect == Dialect.POSTGRESQL) {
+            int n = nets.size();
+            Object[] accounts = new Object[n], deltas = new Object[n], held = new Object[n], fences = new Object[n],
+                    floors = new Object[n], heldFloors = new Object[n];
+            int i = 0;
+            for (Map.Entry<String, NetChanges.Net> e : nets.byAccount().entrySet()) {
+                NetChanges.Net net = e.getValue();
+                accounts[i] = e.getKey();
+                deltas[i] = net.available();
+                held[i] = net.held();
+                fences[i] = net.fence() < 0 ? null : net.fence();
+                floors[i] = net.availableFloor();
+                heldFloors[i] = net.heldFloor();
+                i++;
+            }
             try (PreparedStatement ps = c.prepareStatement("UPDATE ledger_accounts AS a SET balance = a.balance + d.delta,"
                     + " held = a.held + d.held, fence = NULLIF(GREATEST(COALESCE(a.fence, -1), COALESCE(d.fence, -1)), -1),"
-                    + " updated_at = CURRENT_TIMESTAMP"
-                    + " FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence)"
-                    + " WHERE a.account = d.account")) {
-                ps.setArray(1, c.createArrayOf("varchar", deltas.keySet().toArray()));
-                ps.setArray(2, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[0]).toArray()));
-                ps.setArray(3, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[1]).toArray()));
-                ps.setArray(4, c.createArrayOf("bigint", deltas.values().stream().map(d -> d[2] < 0 ? null : d[2]).toArray()));
-                return ps.executeUpdate() == deltas.size();
+                    + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[],"
+                    + " ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence, floor, held_floor)"
+                    + " WHERE a.account = d.account AND a.balance + d.floor >= 0 AND a.held + d.held_floor >= 0")) {
+                ps.setArray(1, c.createArrayOf("varchar", accounts));
+                ps.setArray(2, c.createArrayOf("bigint", deltas));
+                ps.setArray(3, c.createArrayOf("bigint", held));
+                ps.setArray(4, c.createArrayOf("bigint", fences));
+                ps.setArray(5, c.createArrayOf("bigint", floors));
+                ps.setArray(6, c.createArrayOf("bigint", heldFloors));
+                return ps.executeUpdate() == n;
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE)) {
-            for (Map.Entry<String, long[]> d : deltas.entrySet()) {
-                ps.setLong(1, d.getValue()[0]);
-                ps.setLong(2, d.getValue()[1]);
-                if (d.getValue()[2] < 0) {
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_BALANCE + " AND balance + ? >= 0 AND held + ? >= 0")) {
+            for (Map.Entry<String, NetChanges.Net> e : nets.byAccount().entrySet()) {
+                NetChanges.Net net = e.getValue();
+                ps.setLong(1, net.available());
+                ps.setLong(2, net.held());
+                if (net.fence() < 0) {
                     ps.setNull(3, Types.BIGINT);
                 } else {
-                    ps.setLong(3, d.getValue()[2]);
+                    ps.setLong(3, net.fence());
                 }
-                ps.setString(4, d.getKey());
+                ps.setString(4, e.getKey());
+                ps.setLong(5, net.availableFloor());
+                ps.setLong(6, net.heldFloor());
                 ps.addBatch();
             }
             for (int count : ps.executeBatch()) {
@@ -161,62 +176,6 @@ public final class LedgerSql {
             }
         }
         return true;
-    }
-
-    public void insertEntries(Connection c, List<JournalEntry> entries) throws SQLException {
-        if (entries.isEmpty()) {
-            return;
-        }
-        if (dialect == Dialect.POSTGRESQL) {
-            int n = entries.size();
-            Object[] requests = new Object[n], accounts = new Object[n], kinds = new Object[n], amounts = new Object[n],
-                    balances = new Object[n], tokens = new Object[n], streams = new Object[n], ids = new Object[n],
-                    ms = new Object[n], seqs = new Object[n];
-            for (int i = 0; i < n; i++) {
-                JournalEntry e = entries.get(i);
-                EntryId id = EntryId.parse(e.entryId());
-                requests[i] = e.requestId();
-                accounts[i] = e.account();
-                kinds[i] = e.kind().wireName();
-                amounts[i] = e.amount();
-                balances[i] = e.balanceAfter();
-                tokens[i] = e.token().isPresent() ? e.token().getAsLong() : null;
-                streams[i] = e.stream();
-                ids[i] = e.entryId();
-                ms[i] = id.ms();
-                seqs[i] = id.seq();
-            }
-            // One fixed statement whatever the batch size, so the server plans it once.
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO ledger_entries (request_id, account, kind, amount,"
-                    + " balance_after, token, stream, entry_id, entry_ms, entry_seq) SELECT * FROM unnest(?::varchar[],"
-                    + " ?::varchar[], ?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[], ?::varchar[],"
-                    + " ?::bigint[], ?::bigint[])")) {
-                ps.setArray(1, c.createArrayOf("varchar", requests));
-                ps.setArray(2, c.createArrayOf("varchar", accounts));
-                ps.setArray(3, c.createArrayOf("varchar", kinds));
-                ps.setArray(4, c.createArrayOf("bigint", amounts));
-                ps.setArray(5, c.createArrayOf("bigint", balances));
-                ps.setArray(6, c.createArrayOf("bigint", tokens));
-                ps.setArray(7, c.createArrayOf("varchar", streams));
-                ps.setArray(8, c.createArrayOf("varchar", ids));
-                ps.setArray(9, c.createArrayOf("bigint", ms));
-                ps.setArray(10, c.createArrayOf("bigint", seqs));
-                ps.executeUpdate();
-            }
-            return;
-        }
-        for (int from = 0; from < entries.size(); from += CHUNK) {
-            List<JournalEntry> chunk = entries.subList(from, Math.min(entries.size(), from + CHUNK));
-            String sql = INSERT_ENTRY_HEAD + (ENTRY_ROW + ", ").repeat(chunk.size() - 1) + ENTRY_ROW;
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                int offset = 0;
-                for (JournalEntry e : chunk) {
-                    bindEntry(ps, offset, e);
-                    offset += ENTRY_COLUMNS;
-                }
-                ps.executeUpdate();
-            }
-        }
     }
 
     /** Quarantined entries: a JDBC batch (they are rare). */
@@ -245,31 +204,44 @@ public final class LedgerSql {
 
     /**
      * Applies postings' lines to the named balances (one update per (account, balance), in key order; a
-     * balance without a row gets one) and records the lines. A debit beyond a balance fails its CHECK.
+     * balance without a row gets one) and records the lines. A debit beyond a balance fails its CHECK; false
+     * when a balance would pass below zero at some posting and come back by the last (the entry-by-entry
+     * replay then finds the posting), which the CHECK on the sum cannot see.
      */
-    public void applyPostings(Connection c, List<JournalEntry> postings) throws SQLException {
+    public boolean applyPostings(Connection c, List<JournalEntry> postings) throws SQLException {
         if (postings.isEmpty()) {
-            return;
+            return true;
         }
-        Map<List<String>, Long> sums = new java.util.TreeMap<>(java.util.Comparator
+        // Per (account, balance): {the sum, the lowest the running sum reaches (at most 0)}.
+        Map<List<String>, long[]> sums = new java.util.TreeMap<>(java.util.Comparator
                 .comparing((List<String> k) -> k.get(0)).thenComparing(k -> k.get(1)));
         for (JournalEntry e : postings) {
             for (Map.Entry<String, Long> line : e.lines().entrySet()) {
-                sums.merge(List.of(e.account(), line.getKey()), line.getValue(), Math::addExact);
+                long[] sum = sums.computeIfAbsent(List.of(e.account(), line.getKey()), k -> new long[2]);
+                sum[0] = Math.addExact(sum[0], line.getValue());
+                sum[1] = Math.min(sum[1], sum[0]);
             }
         }
         try (PreparedStatement update = c.prepareStatement("UPDATE ledger_balances SET amount = amount + ?,"
-                + " updated_at = CURRENT_TIMESTAMP WHERE account = ? AND name = ?");
+                + " updated_at = CURRENT_TIMESTAMP WHERE account = ? AND name = ? AND amount + ? >= 0");
              PreparedStatement insert = c.prepareStatement("INSERT INTO ledger_balances (account, name, amount)"
                      + " VALUES (?, ?, ?)")) {
-            for (Map.Entry<List<String>, Long> s : sums.entrySet()) {
-                update.setLong(1, s.getValue());
+            for (Map.Entry<List<String>, long[]> s : sums.entrySet()) {
+                long sum = s.getValue()[0];
+                long lowest = s.getValue()[1];
+                // Only a dip below the sum needs the guard; otherwise the CHECK refuses what it must, as before.
+                boolean dips = lowest < Math.min(0, sum);
+                update.setLong(1, sum);
                 update.setString(2, s.getKey().get(0));
                 update.setString(3, s.getKey().get(1));
+                update.setLong(4, dips ? lowest : 0); // every stored amount is at least 0
                 if (update.executeUpdate() == 0) {
+                    if (dips) {
+                        return false;
+                    }
                     insert.setString(1, s.getKey().get(0));
                     insert.setString(2, s.getKey().get(1));
-                    insert.setLong(3, s.getValue());
+                    insert.setLong(3, sum);
                     insert.executeUpdate();
                 }
             }
@@ -287,13 +259,7 @@ public final class LedgerSql {
             }
             ps.executeBatch();
         }
-    }
-
-    public void insertEntry(Connection c, JournalEntry e) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(INSERT_ENTRY)) {
-            bindEntry(ps, 0, e);
-            ps.executeUpdate();
-        }
+        return true;
     }
 
     // ---- binding ----
@@ -307,24 +273,6 @@ public final class LedgerSql {
             ps.setNull(3, Types.BIGINT);
         }
         ps.setString(4, e.account());
-    }
-
-    static void bindEntry(PreparedStatement ps, int offset, JournalEntry e) throws SQLException {
-        EntryId id = EntryId.parse(e.entryId());
-        ps.setString(offset + 1, e.requestId());
-        ps.setString(offset + 2, e.account());
-        ps.setString(offset + 3, e.kind().wireName());
-        ps.setLong(offset + 4, e.amount());
-        ps.setLong(offset + 5, e.balanceAfter());
-        if (e.token().isPresent()) {
-            ps.setLong(offset + 6, e.token().getAsLong());
-        } else {
-            ps.setNull(offset + 6, Types.BIGINT);
-        }
-        ps.setString(offset + 7, e.stream());
-        ps.setString(offset + 8, e.entryId());
-        ps.setLong(offset + 9, id.ms());
-        ps.setLong(offset + 10, id.seq());
     }
 
     static void bindQuarantine(PreparedStatement ps, QuarantineRow r) throws SQLException {

@@ -142,9 +142,10 @@ public record PartitionFence(String stream, long token, String owner) {
     public static void limitLockWait(Connection c, Dialect dialect, Duration timeout) throws SQLException {
         if (dialect == Dialect.POSTGRESQL) {
             long ms = Math.max(1, timeout.toMillis());
+            // Both in one round trip.
             try (java.sql.Statement s = c.createStatement()) {
-                s.execute("SET LOCAL lock_timeout = '" + ms + "ms'");
-                s.execute("SET LOCAL idle_in_transaction_session_timeout = '" + Math.max(1_000, ms) + "ms'");
+                s.execute("SET LOCAL lock_timeout = '" + ms + "ms'; SET LOCAL idle_in_transaction_session_timeout = '"
+                        + Math.max(1_000, ms) + "ms'");
             }
         }
     }

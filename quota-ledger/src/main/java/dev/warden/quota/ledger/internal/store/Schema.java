@@ -54,12 +54,12 @@ public final class Schema {
 
     /** The migrations both dialects share (the folder {@code common}). */
     public static final List<String> COMMON = List.of("V1__baseline.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql",
-            "V6__recovery.sql");
+            "V6__recovery.sql", "V7__entry_position_by_time.sql");
 
     /** The migration files, in order; a test checks that the folders hold exactly these. */
     public static final List<String> MIGRATIONS = List.of("V1__baseline.sql",
             "V2__per_account_request_ids_and_partition_fences.sql", "V3__holds.sql", "V4__named_balances.sql", "V5__bucket_moves.sql",
-            "V6__recovery.sql");
+            "V6__recovery.sql", "V7__entry_position_by_time.sql");
 
     /**
      * Brings the schema up to date: applies every missing migration, each in its own transaction.
