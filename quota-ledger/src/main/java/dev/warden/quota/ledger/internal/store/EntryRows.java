@@ -86,16 +86,8 @@ public final class EntryRows {
             seqs[i] = id.seq();
         }
         try (PreparedStatement ps = c.prepareStatement(INSERT_FROM_ARRAYS)) {
-            ps.setArray(1, c.createArrayOf("varchar", requests));
-            ps.setArray(2, c.createArrayOf("varchar", accounts));
-            ps.setArray(3, c.createArrayOf("varchar", kinds));
-            ps.setArray(4, c.createArrayOf("bigint", amounts));
-            ps.setArray(5, c.createArrayOf("bigint", balances));
-            ps.setArray(6, c.createArrayOf("bigint", tokens));
-            ps.setArray(7, c.createArrayOf("varchar", streams));
-            ps.setArray(8, c.createArrayOf("varchar", ids));
-            ps.setArray(9, c.createArrayOf("bigint", ms));
-            ps.setArray(10, c.createArrayOf("bigint", seqs));
+            SqlArrays.bind(c, ps, new String[]{"varchar", "varchar", "varchar", "bigint", "bigint", "bigint", "varchar", "varchar",
+                    "bigint", "bigint"}, requests, accounts, kinds, amounts, balances, tokens, streams, ids, ms, seqs);
             ps.executeUpdate();
         }
     }

@@ -145,12 +145,8 @@ public final class LedgerSql {
                     + " updated_at = CURRENT_TIMESTAMP FROM unnest(?::varchar[], ?::bigint[], ?::bigint[], ?::bigint[],"
                     + " ?::bigint[], ?::bigint[]) AS d(account, delta, held, fence, floor, held_floor)"
                     + " WHERE a.account = d.account AND a.balance + d.floor >= 0 AND a.held + d.held_floor >= 0")) {
-                ps.setArray(1, c.createArrayOf("varchar", accounts));
-                ps.setArray(2, c.createArrayOf("bigint", deltas));
-                ps.setArray(3, c.createArrayOf("bigint", held));
-                ps.setArray(4, c.createArrayOf("bigint", fences));
-                ps.setArray(5, c.createArrayOf("bigint", floors));
-                ps.setArray(6, c.createArrayOf("bigint", heldFloors));
+                SqlArrays.bind(c, ps, new String[]{"varchar", "bigint", "bigint", "bigint", "bigint", "bigint"}, accounts, deltas,
+                        held, fences, floors, heldFloors);
                 return ps.executeUpdate() == n;
             }
         }
