@@ -55,18 +55,35 @@ final class ChildConsumer implements AutoCloseable {
         return lines().stream().filter(l -> l.startsWith(prefix)).count();
     }
 
-    /** Asks the consumer to SIGSTOP itself right before its next batch's database work; returns once it is stopped. */
     /**
-     * Inside the next batch's transaction, right after its fence statement has locked the partition's row
-     * (where a frozen process keeps the row locked until something ends its session).
+     * Stops the consumer (SIGSTOP) inside the next batch's transaction, right after its fence statement has locked
+     * the partition's row (where a frozen process keeps the row locked until something ends its session); returns
+     * once it is stopped.
      */
-    void freezeInsideNextBatch() throws IOException {
-        Files.createFile(dir.resolve("freeze-in-transaction"));
+    void freezeInsideNextBatch() throws IOException, InterruptedException {
+        freezeAt("freeze-in-transaction", "FREEZING-IN-TRANSACTION");
     }
 
-    void freezeAtNextBatch() throws IOException {
-        Files.createFile(dir.resolve("freeze"));
-        Support.await("consumer " + name + " froze itself (log " + log + ")", this::stopped);
+    /**
+     * Stops the consumer (SIGSTOP) right before its next batch's database work, after it checked its lease; returns
+     * once it is stopped.
+     */
+    void freezeAtNextBatch() throws IOException, InterruptedException {
+        freezeAt("freeze", "FREEZING");
+    }
+
+    /**
+     * The child's thread says {@code line} at the chosen point and waits there for the file {@code resume}; it is
+     * stopped from here, then given the file, so it stays at that point until {@link #resume}.
+     */
+    private void freezeAt(String control, String line) throws IOException, InterruptedException {
+        Files.deleteIfExists(dir.resolve("resume"));
+        Files.createFile(dir.resolve(control));
+        Support.await("consumer " + name + " reached the freeze point (log " + log + ")",
+                () -> lines().stream().anyMatch(line::equals));
+        signal("-STOP");
+        Support.await("consumer " + name + " stopped (log " + log + ")", this::stopped);
+        Files.createFile(dir.resolve("resume"));
     }
 
     void resume() throws IOException, InterruptedException {

@@ -141,6 +141,8 @@ class ConsumerProcessesTest {
                     }
                 });
                 assertThat(frozenOwned).isNotEmpty();
+                String sessionsAtFreeze = sql("SELECT pid, state, now() - xact_start, now() - state_change, left(query, 100)"
+                        + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid");
                 Support.await("the others took the frozen consumer's partitions after its leases expired", () -> {
                     Map<Integer, String> o = owners();
                     return frozenOwned.stream().noneMatch(p -> frozen.name.equals(o.get(p)));
@@ -150,10 +152,19 @@ class ConsumerProcessesTest {
                     Support.await("the resumed consumer's batch was refused by the database (log " + frozen.log + ")",
                             () -> frozen.saw("FENCED"));
                 } catch (AssertionError e) {
-                    // Seen once in CI, not reproduced since: keep what the child said, its directory is gone afterwards.
+                    // Keep what the child said, the claims and the sessions: its directory is gone afterwards. (Seen when the
+                    // child stopped itself: it ran on past the fence before the stop landed; the test stops it now.)
                     List<String> lines = java.nio.file.Files.readAllLines(frozen.log);
-                    throw new AssertionError(e.getMessage() + "; the child's last lines:\n"
-                            + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())), e);
+                    int from = Math.max(0, lines.lastIndexOf("FREEZING"));
+                    StringBuilder took = new StringBuilder();
+                    for (ChildConsumer c : children) {
+                        c.lines().stream().filter(l -> l.startsWith("TOOK ") || l.startsWith("LOST ") || l.startsWith("FENCED "))
+                                .forEach(l -> took.append(c.name, 0, 2).append(' ').append(l).append('\n'));
+                    }
+                    throw new AssertionError(e.getMessage() + "; frozen owned " + frozenOwned + "; the child said, from FREEZING"
+                            + " on (at most 30 lines):\n" + String.join("\n", lines.subList(from, Math.min(lines.size(), from + 30)))
+                            + "\nDB now:\n" + sql("SELECT stream, token, owner, updated_at, claimed_at FROM ledger_partitions ORDER BY stream")
+                            + "\nclaims:\n" + took + "\nsessions at the freeze:\n" + sessionsAtFreeze, e);
                 }
                 assertThat(frozen.saw("RESUMED")).isTrue();
 

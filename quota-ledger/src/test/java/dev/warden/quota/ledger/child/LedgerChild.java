@@ -26,10 +26,10 @@ import java.util.Map;
  * <p>When the file {@code freeze} appears in the control directory, the next connection the consumer
  * asks for to write a batch (after its lease was checked, before the fence; never a partition claim,
  * whose freeze would leave nothing for the fence to refuse) stops the
- * whole process with SIGSTOP, so the pause lands at the one place where only the database's fence can
- * refuse the batch. When {@code freeze-in-transaction} appears, the process stops right after the next
- * batch's fence statement, inside its transaction, holding the partition's row. The test resumes it with
- * SIGCONT.
+ * whole process, so the pause lands at the one place where only the database's fence can refuse the batch.
+ * When {@code freeze-in-transaction} appears, the process stops right after the next batch's fence statement,
+ * inside its transaction, holding the partition's row. Either way the consumer's thread says so and waits there;
+ * the test stops the process with SIGSTOP, writes {@code resume} and later continues it with SIGCONT.
  */
 public final class LedgerChild {
 
@@ -89,7 +89,7 @@ public final class LedgerChild {
                 (proxy, method, args) -> {
                     if (method.getName().equals("getConnection") && writingABatch() && Files.deleteIfExists(freeze)) {
                         say("FREEZING");
-                        stopMyself();
+                        parkUntilResumed(freeze.resolveSibling("resume"));
                         say("RESUMED");
                     }
                     Object result = invoke(method, real, args);
@@ -111,7 +111,7 @@ public final class LedgerChild {
                                     if ((m.getName().equals("executeUpdate") || m.getName().equals("executeQuery"))
                                             && writingABatch() && Files.deleteIfExists(freeze)) {
                                         say("FREEZING-IN-TRANSACTION");
-                                        stopMyself();
+                                        parkUntilResumed(freeze.resolveSibling("resume"));
                                         say("RESUMED");
                                     }
                                     return r;
@@ -138,8 +138,15 @@ public final class LedgerChild {
                 || f.getMethodName().equals("writeTogetherWithRetry")));
     }
 
-    private static void stopMyself() throws IOException, InterruptedException {
-        long pid = ProcessHandle.current().pid();
-        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).inheritIO().start().waitFor();
+    /**
+     * Waits here until the file {@code resume} appears, which the test writes once it has stopped this process
+     * (SIGSTOP) and before it continues it (SIGCONT): the thread is held at this point for the whole stop. A
+     * process that stopped itself ran on for a few milliseconds after {@code kill -STOP} returned, now and then
+     * past the fence into the batch's transaction, where the test then found it.
+     */
+    private static void parkUntilResumed(Path resume) throws InterruptedException {
+        while (!Files.exists(resume)) {
+            Thread.sleep(2);
+        }
     }
 }
