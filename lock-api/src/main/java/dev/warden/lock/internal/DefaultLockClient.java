@@ -28,8 +28,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -68,7 +70,17 @@ final class DefaultLockClient implements LockClient {
             t.setDaemon(true);
             return t;
         });
-        ClientParts parts = new ClientParts(settings, driver, observer, time, events, callbacks, new LocalQueue(),
+        // Once the client is closed the pool refuses tasks; an acquisition ended by the close (CLOSED) must still
+        // reach its caller, so its continuation runs where it ended. Nothing can block there on a closed client:
+        // every call on it ends at once with CLOSED.
+        Executor callbackExecutor = task -> {
+            try {
+                callbacks.execute(task);
+            } catch (RejectedExecutionException closed) {
+                task.run();
+            }
+        };
+        ClientParts parts = new ClientParts(settings, driver, observer, time, events, callbackExecutor, new LocalQueue(),
                 new Registry(), LeakDetector.logging());
         Duration wait = settings.lock().requestTimeout();
         return new DefaultLockClient(parts, () -> {
