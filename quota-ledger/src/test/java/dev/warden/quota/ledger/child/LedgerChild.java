@@ -144,9 +144,14 @@ public final class LedgerChild {
      * process that stopped itself ran on for a few milliseconds after {@code kill -STOP} returned, now and then
      * past the fence into the batch's transaction, where the test then found it.
      */
-    private static void parkUntilResumed(Path resume) throws InterruptedException {
+    private static void parkUntilResumed(Path resume) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
         while (!Files.exists(resume)) {
-            Thread.sleep(2);
+            if (System.nanoTime() - deadline > 0) {
+                say("NOT-RESUMED"); // the test never stopped and released this process: fail loudly, hang nowhere
+                throw new IllegalStateException("no " + resume + " within 2 minutes");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(2_000_000); // the file is the condition; a stopped process polls nothing
         }
     }
 }
