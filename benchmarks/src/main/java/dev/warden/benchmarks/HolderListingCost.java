@@ -51,6 +51,8 @@ public final class HolderListingCost {
         settings.put("warden.lock.namespace", "listing");
         settings.put("warden.lock.ttl", "60s");
         settings.put("warden.lock.request-timeout", "30s");
+        // A fresh JVM on a busy machine can spend the default 5 s loading Netty before its first connection.
+        settings.put("warden.lock.connect-timeout", "30s");
         try (LockClient holding = LockClient.create(settings); LockClient operator = LockClient.create(settings)) {
             List<Lease> held = new ArrayList<>(holders);
             for (int from = 0; from < holders; from += 500) {

@@ -1,7 +1,7 @@
 package dev.warden.lock.etcd;
 
 import dev.warden.lock.etcd.internal.Keys;
-import dev.warden.lock.tck.LockFaultContractTest;
+import dev.warden.lock.tck.LockProcessFaultContractTest;
 import dev.warden.testkit.EtcdServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,7 +15,7 @@ import java.util.Map;
 
 /** The whole lock contract against one real etcd member launched for this class. */
 @DisplayName("etcd backend, single member")
-class EtcdLockContractTest extends LockFaultContractTest {
+class EtcdLockContractTest extends LockProcessFaultContractTest {
 
     private static EtcdServer server;
 

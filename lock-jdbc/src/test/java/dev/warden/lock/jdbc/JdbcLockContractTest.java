@@ -1,6 +1,6 @@
 package dev.warden.lock.jdbc;
 
-import dev.warden.lock.tck.LockFaultContractTest;
+import dev.warden.lock.tck.LockProcessFaultContractTest;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.PostgresServerExtension;
 import org.junit.jupiter.api.DisplayName;
@@ -13,7 +13,7 @@ import java.util.Map;
 
 /** The core and fault contracts against one real PostgreSQL server launched for this class. */
 @DisplayName("jdbc backend, one PostgreSQL server")
-class JdbcLockContractTest extends LockFaultContractTest {
+class JdbcLockContractTest extends LockProcessFaultContractTest {
 
     @RegisterExtension
     static final PostgresServerExtension postgres = new PostgresServerExtension(LockTable.server());

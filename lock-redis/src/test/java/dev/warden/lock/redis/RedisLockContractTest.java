@@ -1,6 +1,6 @@
 package dev.warden.lock.redis;
 
-import dev.warden.lock.tck.LockFaultContractTest;
+import dev.warden.lock.tck.LockProcessFaultContractTest;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.DisplayName;
@@ -12,7 +12,7 @@ import java.util.Map;
 
 /** The core and fault contracts against a real redis-server launched for this class. */
 @DisplayName("Redis backend")
-class RedisLockContractTest extends LockFaultContractTest {
+class RedisLockContractTest extends LockProcessFaultContractTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

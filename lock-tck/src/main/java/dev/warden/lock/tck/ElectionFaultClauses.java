@@ -5,7 +5,6 @@ import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.StepDown;
 import dev.warden.lock.tck.internal.Await;
-import dev.warden.lock.tck.internal.HolderProcess;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -41,60 +40,6 @@ abstract class ElectionFaultClauses {
         Await.until(kit.slack(), "it hears of its new term", () -> heard.events().get(heard.events().size() - 1).kind().equals("elected"));
         assertThat(heard.events().stream().filter(e -> e.kind().equals("stepped")).count()).as("terms ended").isEqualTo(1);
         candidacy.close();
-    }
-
-    @Test
-    @DisplayName("a leader in another process killed (SIGKILL) ends its term within its TTL: a waiting candidate leads in a higher term, and the observer sees it")
-    void killedLeaderIsSucceeded() throws Exception {
-        String election = kit.newName();
-        java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
-        // The child holds the election's lock: a leader whose process dies without a word.
-        HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
-        LockClient client = kit.client();
-        Candidacy waiting = client.election(election).join("next", new ElectionClauses.Heard());
-        Await.during(kit.renewInterval().multipliedBy(2), "the live leader in the other process keeps its term",
-                () -> waiting.leadership().isEmpty());
-        leader.process().destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-        Await.until(kit.processTtl().plus(kit.slack()), "the waiting candidate leads after the killed leader's TTL",
-                () -> waiting.leadership().isPresent());
-        long term = waiting.leadership().orElseThrow().fencingToken();
-        assertThat(term).isGreaterThan(leader.token());
-        if (kit.observedTermExact()) {
-            assertThat(client.election(election).leader()).contains(new dev.warden.lock.Election.Leader("next", term));
-        }
-        waiting.close();
-    }
-
-    @Test
-    @DisplayName("a leader in another process frozen (SIGSTOP) past its TTL is succeeded in a higher term; resumed, it is told LOST and its fenced write is refused")
-    void frozenLeaderIsSucceeded() throws Exception {
-        String election = kit.newName();
-        java.util.Map<String, Object> s = new java.util.LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
-        HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
-        Candidacy waiting = kit.client().election(election).join("next", new ElectionClauses.Heard());
-        Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty());
-        FencedRegister register = new FencedRegister();
-        assertThat(register.write(leader.token(), 1)).isTrue();
-        leader.signal("STOP");
-        try {
-            Await.until(kit.processTtl().plus(kit.slack()), "the waiting candidate leads once the frozen leader's TTL passed",
-                    () -> waiting.leadership().isPresent());
-            long term = waiting.leadership().orElseThrow().fencingToken();
-            assertThat(term).isGreaterThan(leader.token());
-            assertThat(register.write(term, 2)).isTrue();
-        } finally {
-            leader.signal("CONT");
-        }
-        String told = leader.nextLine(kit.processTtl().dividedBy(3).plus(kit.slack()));
-        assertThat(told).as("what the resumed leader's lease says").startsWith("LOST ");
-        // The resumed leader's write, fenced by its old term, comes after the new leader's: refused.
-        assertThat(register.write(leader.token(), 3)).isFalse();
-        assertThat(register.value()).isEqualTo(2);
-        waiting.close();
     }
 
     @Test

@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Nested;
  * The core lock contract: what every backend passes, the in-memory one included. A backend's test
  * extends this class and says only how to reach the backend and how to read its state directly
  * ({@link #settings()}, {@link #hasServerState}). Backends with a server extend
- * {@link LockFaultContractTest} instead, which adds the clauses that need fault controls.
+ * {@link LockProcessFaultContractTest} instead (and {@link LockFaultContractTest} in their further
+ * transports and topologies), which add the clauses that need fault controls.
  *
  * <p>Each group is a nested class whose clauses live in their own file, so a failure reads as a
  * sentence: "Redis backend > 4. waiting gives up cleanly > a timed acquire returns empty near its

@@ -15,10 +15,13 @@ import java.util.Set;
 
 /**
  * The core contract plus the clauses that need a server and fault controls: pausing it, cutting one
- * client off behind a proxy, removing a lock behind its holder's back, killing a holder's process,
- * and an unreachable server. A backend with a server extends this class; a backend without one
- * (in-memory) extends {@link LockContractTest} and never sees these clauses: the capability is the
- * type, not a skip.
+ * client off behind a proxy, removing a lock behind its holder's back, and an unreachable server. A
+ * backend with a server extends {@link LockProcessFaultContractTest} (this, and holders in other
+ * processes killed and frozen) in its main test class, and this class in each further transport or
+ * topology it is tested over (TLS, a cluster): what those vary is how clients reach the servers, which
+ * these clauses exercise, while a dead holder's expiry is the servers' own and is checked once. A
+ * backend without a server (in-memory) extends {@link LockContractTest} and never sees these clauses:
+ * the capability is the type, not a skip.
  */
 public abstract class LockFaultContractTest extends LockContractTest {
 
@@ -99,14 +102,6 @@ public abstract class LockFaultContractTest extends LockContractTest {
     @DisplayName("10. release under faults")
     class ReleaseUnderFaults extends FaultReleaseClauses {
         ReleaseUnderFaults() {
-            super(LockFaultContractTest.this);
-        }
-    }
-
-    @Nested
-    @DisplayName("11. a holder killed without releasing")
-    class DeadHolder extends DeadHolderClauses {
-        DeadHolder() {
             super(LockFaultContractTest.this);
         }
     }

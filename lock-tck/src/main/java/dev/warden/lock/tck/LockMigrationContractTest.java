@@ -14,7 +14,7 @@ import java.util.Map;
  * settings; the fault clauses act on the server of the backend moved to ({@link #serverAddress()} and
  * the rest are its), while the backend being left stays up.
  */
-public abstract class LockMigrationContractTest extends LockFaultContractTest {
+public abstract class LockMigrationContractTest extends LockProcessFaultContractTest {
 
     /** Settings of the step before the migration: the backend being left, alone (backend, endpoints, options). */
     protected abstract Map<String, Object> leftSettings();

@@ -3,23 +3,19 @@ package dev.warden.lock.tck;
 import dev.warden.lock.Lease;
 import dev.warden.lock.LockClient;
 import dev.warden.lock.LockException;
-import dev.warden.lock.Semaphore;
 import dev.warden.lock.tck.internal.Await;
-import dev.warden.lock.tck.internal.HolderProcess;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Semaphores and read-write locks through faults: a holder killed without releasing gives its permits (or
- * its read hold) back within the TTL, and waiters ride out a short server pause.
+ * Semaphores and read-write locks through faults: waiters ride out a short server pause. (A holder
+ * killed in another process: {@link ProcessFaultClauses}.)
  */
 abstract class SharedRecipeFaultClauses {
 
@@ -29,43 +25,6 @@ abstract class SharedRecipeFaultClauses {
 
     SharedRecipeFaultClauses(LockFaultContractTest kit) {
         this.kit = kit;
-    }
-
-    @Test
-    @DisplayName("a holder of 2 permits killed (SIGKILL) gives them back within its TTL, and the next token is higher")
-    void killedPermitHolder() throws Exception {
-        if (SharedRecipeClauses.refused(kit)) {
-            return;
-        }
-        String name = kit.newName();
-        HolderProcess.Child holder = HolderProcess.start(name, childSettings("permits:2/2"), close -> kit.closeAfter(close::run));
-        Semaphore semaphore = kit.client().semaphore(name, 2);
-        Await.during(kit.renewInterval().multipliedBy(4), "the live holder keeps its permits",
-                () -> semaphore.tryAcquire(Duration.ZERO).map(l -> {
-                    l.release();
-                    return false;
-                }).orElse(true), () -> "the holder process said: " + quietly(holder));
-        holder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        Lease both = semaphore.tryAcquire(2, kit.processTtl().plus(kit.slack())).orElseThrow(
-                () -> new AssertionError("the dead holder's permits did not come back within its TTL"));
-        assertThat(both.fencingToken()).isGreaterThan(holder.token());
-        both.release();
-    }
-
-    @Test
-    @DisplayName("a reader killed (SIGKILL) lets a waiting writer in within its TTL")
-    void killedReader() throws Exception {
-        if (SharedRecipeClauses.refused(kit)) {
-            return;
-        }
-        String name = kit.newName();
-        HolderProcess.Child reader = HolderProcess.start(name, childSettings("read"), close -> kit.closeAfter(close::run));
-        CompletableFuture<Lease> writer = kit.client().readWriteLock(name).writeLock().acquireAsync();
-        Await.during(kit.renewInterval().multipliedBy(4), "the writer waits for the live reader", () -> !writer.isDone());
-        reader.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        Lease w = writer.get(kit.processTtl().plus(kit.slack()).toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(w.fencingToken()).isGreaterThan(reader.token());
-        w.release();
     }
 
     @Test
@@ -103,23 +62,5 @@ abstract class SharedRecipeFaultClauses {
         assertThat(w.fencingToken()).isGreaterThan(reading.fencingToken());
         p.release();
         w.release();
-    }
-
-    /** What the child said after its grant (its loss, if it was lost), without waiting long. */
-    private static String quietly(HolderProcess.Child child) {
-        try {
-            return String.valueOf(child.nextLine(Duration.ofMillis(200)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "(interrupted)";
-        }
-    }
-
-    private Map<String, Object> childSettings(String take) {
-        Map<String, Object> s = new LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
-        s.put(HolderProcess.TAKE, take);
-        return s;
     }
 }

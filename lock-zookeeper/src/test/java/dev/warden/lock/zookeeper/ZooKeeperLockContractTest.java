@@ -1,7 +1,7 @@
 package dev.warden.lock.zookeeper;
 
 import dev.warden.lock.LostReason;
-import dev.warden.lock.tck.LockFaultContractTest;
+import dev.warden.lock.tck.LockProcessFaultContractTest;
 import dev.warden.testkit.ZooKeeperServer;
 import dev.warden.testkit.ZooKeeperServerExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -22,7 +22,7 @@ import java.util.Set;
  * every clause runs through that race (the fresh-names clause provokes it on each of its rounds).
  */
 @DisplayName("ZooKeeper backend, one server, 10 ms container reaper")
-class ZooKeeperLockContractTest extends LockFaultContractTest {
+class ZooKeeperLockContractTest extends LockProcessFaultContractTest {
 
     @RegisterExtension
     static final ZooKeeperServerExtension zookeeper = new ZooKeeperServerExtension(
