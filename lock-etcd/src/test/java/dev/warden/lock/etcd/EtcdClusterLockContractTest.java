@@ -15,7 +15,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The whole lock contract against a real 3-member etcd cluster: clients get every member; the
+ * The core and fault contracts (a holder's process killed or frozen is EtcdLockContractTest's)
+ * against a real 3-member etcd cluster: clients get every member; the
  * proxied client reaches one member only; "pausing the server" pauses every member.
  */
 @DisplayName("etcd backend, 3-member cluster")

@@ -19,7 +19,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The core and fault contracts (mutual exclusion, fencing, loss, clean-up of dead holders, outages)
+ * The core and fault contracts (mutual exclusion, fencing, loss, outages; a holder's process killed
+ * or frozen is EtcdLockContractTest's)
  * over TLS with a client certificate ({@code --client-cert-auth}) and as a user
  * whose only role may read and write the kit's namespaces ({@code tck-...}/) and nothing else,
  * all at once, against one etcd launched for this class.

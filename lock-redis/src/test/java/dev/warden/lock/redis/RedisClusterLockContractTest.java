@@ -15,7 +15,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The core and fault contracts, unchanged, on a Redis Cluster (three primaries, three replicas)
+ * The core and fault contracts, unchanged (a holder's process killed or frozen is
+ * RedisLockContractTest's), on a Redis Cluster (three primaries, three replicas)
  * launched for this class. "The server" of the fault clauses is the whole cluster: paused, every node
  * is frozen (none can declare another failed); a client cut off behind the proxy reaches every node
  * only through it.

@@ -16,7 +16,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The core and fault contracts, unchanged, on a Sentinel deployment (one primary, one replica, three
+ * The core and fault contracts, unchanged (a holder's process killed or frozen is
+ * RedisLockContractTest's), on a Sentinel deployment (one primary, one replica, three
  * sentinels) launched for this class. "The server" of the fault clauses is the primary: paused, it
  * stays the primary (the sentinels wait 30 s before they call it down); a client cut off behind the
  * proxy reaches the sentinels and both data nodes only through it.

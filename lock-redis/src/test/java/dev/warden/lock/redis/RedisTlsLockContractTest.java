@@ -18,8 +18,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The core and fault contracts (mutual exclusion, fencing, loss, clean-up of dead holders, outages)
- * over mutual TLS and as an ACL user at once: a redis-server with a TLS port that
+ * The core and fault contracts (mutual exclusion, fencing, loss, outages; a holder's process killed
+ * or frozen is RedisLockContractTest's) over mutual TLS and as an ACL user at once: a redis-server with a TLS port that
  * requires client certificates (its default), a CA and certificates generated for this class, the
  * client trusting only that CA and logging in as a user holding exactly docs/security.md's minimal ACL for
  * a lock-only user, its key and channel patterns covering the kit's {@code tck-*} namespaces.

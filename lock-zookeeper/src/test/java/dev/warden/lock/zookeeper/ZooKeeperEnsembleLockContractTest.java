@@ -15,7 +15,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The whole lock contract against a real three-server ensemble. Clients get every member; a client
+ * The core and fault contracts (a holder's process killed or frozen is ZooKeeperLockContractTest's)
+ * against a real three-server ensemble. Clients get every member; a client
  * behind the kit's proxy gets only the proxied member; pausing the server pauses every member.
  */
 @DisplayName("ZooKeeper backend, three-server ensemble")

@@ -20,7 +20,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The core and fault contracts (mutual exclusion, fencing, loss, clean-up, faults behind a proxy)
+ * The core and fault contracts (mutual exclusion, fencing, loss, clean-up, faults behind a proxy; a
+ * holder's process killed or frozen is ZooKeeperLockContractTest's)
  * over TLS with a client certificate the server requires ({@code ssl.clientAuth=need}), as a digest
  * user whose every node is creator-only ({@code acl=creator}, the default with a user). One server is
  * launched for this class, with a 10 ms container reaper, so lock parents with creator-only ACLs are
