@@ -37,10 +37,7 @@ abstract class ProcessFaultClauses {
     @DisplayName("frees the lock after its TTL, and the next token is higher")
     void freedAfterTtl() throws Exception {
         String name = kit.newName();
-        Map<String, Object> s = new LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
-        HolderProcess.Child holder = HolderProcess.start(name, s, close -> kit.closeAfter(close::run));
+        HolderProcess.Child holder = HolderProcess.start(name, childSettings("lock"), close -> kit.closeAfter(close::run));
         LockClient c = kit.client();
         // Held across several renewals before the kill: the child's keeper works.
         Await.during(kit.processTtl(), "the live holder keeps the lock", () -> kit.onServer(name));
@@ -59,11 +56,8 @@ abstract class ProcessFaultClauses {
     @DisplayName("a leader in another process killed (SIGKILL) ends its term within its TTL: a waiting candidate leads in a higher term, and the observer sees it")
     void killedLeaderIsSucceeded() throws Exception {
         String election = kit.newName();
-        Map<String, Object> s = new LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
         // The child holds the election's lock: a leader whose process dies without a word.
-        HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
+        HolderProcess.Child leader = HolderProcess.start("election:" + election, childSettings("lock"), close -> kit.closeAfter(close::run));
         LockClient client = kit.client();
         Candidacy waiting = client.election(election).join("next", new ElectionClauses.Heard());
         Await.during(kit.renewInterval().multipliedBy(2), "the live leader in the other process keeps its term",
@@ -83,10 +77,7 @@ abstract class ProcessFaultClauses {
     @DisplayName("a leader in another process frozen (SIGSTOP) past its TTL is succeeded in a higher term; resumed, it is told LOST and its fenced write is refused")
     void frozenLeaderIsSucceeded() throws Exception {
         String election = kit.newName();
-        Map<String, Object> s = new LinkedHashMap<>(kit.settings());
-        s.put("warden.lock.namespace", kit.namespace());
-        s.put("warden.lock.ttl", kit.processTtl());
-        HolderProcess.Child leader = HolderProcess.start("election:" + election, s, close -> kit.closeAfter(close::run));
+        HolderProcess.Child leader = HolderProcess.start("election:" + election, childSettings("lock"), close -> kit.closeAfter(close::run));
         Candidacy waiting = kit.client().election(election).join("next", new ElectionClauses.Heard());
         Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty());
         FencedRegister register = new FencedRegister();
