@@ -41,6 +41,11 @@ final class Acquisition {
     private final Thread reentryThread;
     /** What of a shared name this acquisition asks for; null for a lock. */
     private final Share share;
+    /**
+     * Whether a kept hold may serve it (lease caching): a lock's acquisitions, not an election's, whose
+     * holder observers read as the leader.
+     */
+    private final boolean mayKeep;
     private final long startNanos;
     private final Outage outage;
 
@@ -60,10 +65,12 @@ final class Acquisition {
     /**
      * @param reentryThread the blocking caller, whose later acquisitions re-enter; null for asynchronous ones
      * @param share what of the shared name {@code name} to take; null to take the lock {@code name}
+     * @param mayKeep whether a hold the client keeps may serve it, and its grant be kept after release
      */
     Acquisition(ClientParts parts, String name, String owner, Wait wait, Optional<Duration> maxHoldTime,
-                Thread reentryThread, Share share) {
+                Thread reentryThread, Share share, boolean mayKeep) {
         this.parts = parts;
+        this.mayKeep = mayKeep;
         this.name = name;
         this.owner = owner;
         this.wait = wait;
@@ -162,7 +169,7 @@ final class Acquisition {
     private void newAttempt() {
         LockAttempt a;
         try {
-            a = share == null ? parts.driver().attempt(name, owner)
+            a = share == null ? (mayKeep ? parts.leases() : parts.driver()).attempt(name, owner)
                     : ((SharedLockDriver) parts.driver()).attemptShared(name, owner, share);
         } catch (RuntimeException e) {
             onFailure(e);
@@ -344,7 +351,7 @@ final class Acquisition {
     private void releaseLate(Grant grant) {
         CompletableFuture<?> release;
         try {
-            release = parts.driver().release(grant).toCompletableFuture();
+            release = parts.releaseOnServer(grant).toCompletableFuture();
         } catch (RuntimeException e) {
             release = CompletableFuture.failedFuture(e);
         }

@@ -44,6 +44,12 @@ public final class ClientFactory {
         Settings.Resolved resolved = Settings.resolve(settings, ServiceLoader.load(LockProvider.class, classLoader()));
         LockDriver driver = resolved.leaving().isEmpty() ? resolved.provider().open(resolved.settings().lock())
                 : migrating(resolved.leaving().get(), resolved);
+        try {
+            DefaultLockClient.refuseCachingWithout(resolved.settings(), driver);
+        } catch (LockException e) {
+            driver.close();
+            throw e;
+        }
         EpochCheck.refuseLowerEpoch(driver, resolved.settings());
         return DefaultLockClient.open(resolved.settings(), driver, new SafeObserver(observer));
     }

@@ -7,6 +7,8 @@ import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.LockDriver;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import dev.warden.lock.spi.Grant;
 import java.util.concurrent.Executor;
 
 /**
@@ -16,6 +18,7 @@ import java.util.concurrent.Executor;
  *
  * @param settings validated settings
  * @param driver the backend's driver
+ * @param leases what locks' acquisitions and leases call: the driver, or the {@link LeaseCache} over it
  * @param observer the client's observer, shielded from its exceptions
  * @param time the one clock and timer of the client
  * @param events where lease-lost listeners run
@@ -24,12 +27,13 @@ import java.util.concurrent.Executor;
  * @param registry what the client holds and waits for
  * @param leaks reports leases dropped while held
  */
-record ClientParts(ClientSettings settings, LockDriver driver, LockObserver observer, Timekeeper time, Events events,
+record ClientParts(ClientSettings settings, LockDriver driver, LockDriver leases, LockObserver observer, Timekeeper time, Events events,
                    Executor callbacks, LocalQueue queue, Registry registry, LeakDetector leaks) {
 
     ClientParts {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(driver, "driver");
+        Objects.requireNonNull(leases, "leases");
         Objects.requireNonNull(observer, "observer");
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(events, "events");
@@ -37,6 +41,11 @@ record ClientParts(ClientSettings settings, LockDriver driver, LockObserver obse
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(leaks, "leaks");
+    }
+
+    /** Releases on the server now, even a lock the client would keep: a lost lease, a grant nobody will see. */
+    CompletionStage<Boolean> releaseOnServer(Grant grant) {
+        return leases instanceof LeaseCache cache ? cache.end(grant) : leases.release(grant);
     }
 
     LockConfig config() {

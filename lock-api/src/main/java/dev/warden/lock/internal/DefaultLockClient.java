@@ -16,6 +16,8 @@ import dev.warden.lock.internal.config.LockNames;
 import dev.warden.lock.internal.config.Settings;
 import dev.warden.lock.internal.time.SystemTimekeeper;
 import dev.warden.lock.internal.time.Timekeeper;
+import dev.warden.lock.settings.LockSettings;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
@@ -60,6 +62,7 @@ final class DefaultLockClient implements LockClient {
 
     /** A client on the system's clock, with its own keeper, event and callback threads. */
     static DefaultLockClient open(ClientSettings settings, LockDriver driver, LockObserver observer) {
+        refuseCachingWithout(settings, driver);
         String prefix = "warden-" + settings.lock().backend() + "-";
         int n = CLIENTS.incrementAndGet();
         SystemTimekeeper time = new SystemTimekeeper(prefix + "keeper-" + n);
@@ -80,7 +83,8 @@ final class DefaultLockClient implements LockClient {
                 task.run();
             }
         };
-        ClientParts parts = new ClientParts(settings, driver, observer, time, events, callbackExecutor, new LocalQueue(),
+        ClientParts parts = new ClientParts(settings, driver, leases(settings, driver, time), observer, time, events,
+                callbackExecutor, new LocalQueue(),
                 new Registry(), LeakDetector.logging());
         Duration wait = settings.lock().requestTimeout();
         return new DefaultLockClient(parts, () -> {
@@ -102,8 +106,29 @@ final class DefaultLockClient implements LockClient {
     /** Parts for a test client over {@code driver}: {@code time}, and every task on the caller's thread. */
     static ClientParts testParts(ClientSettings settings, LockDriver driver, LockObserver observer, Timekeeper time,
                                  LeakDetector leaks) {
-        return new ClientParts(settings, driver, observer, time, Events.direct(), Runnable::run, new LocalQueue(),
+        return new ClientParts(settings, driver, leases(settings, driver, time), observer, time, Events.direct(),
+                Runnable::run, new LocalQueue(),
                 new Registry(), leaks);
+    }
+
+    /**
+     * The driver, or with lease caching on, the cache over it.
+     *
+     * @throws LockException {@code CONFIGURATION} when caching is asked of a backend that cannot cache
+     */
+    private static LockDriver leases(ClientSettings settings, LockDriver driver, Timekeeper time) {
+        refuseCachingWithout(settings, driver);
+        return settings.leaseCache().isZero() ? driver
+                : new LeaseCache((LeaseCachingDriver) driver, time, settings.leaseCache(), settings.lock().ttl());
+    }
+
+    /** @throws LockException {@code CONFIGURATION} when lease caching is asked of a backend that cannot cache */
+    static void refuseCachingWithout(ClientSettings settings, LockDriver driver) {
+        if (!settings.leaseCache().isZero() && !(driver instanceof LeaseCachingDriver)) {
+            throw new LockException(LockException.Reason.CONFIGURATION, "the " + settings.lock().backend()
+                    + " backend cannot keep leases (" + LockSettings.LEASE_CACHE.key() + " " + settings.leaseCache()
+                    + "): its fencing tokens cannot be reserved in blocks; set it to 0s, or use the redis backend");
+        }
     }
 
     @Override
@@ -180,7 +205,7 @@ final class DefaultLockClient implements LockClient {
                                  String ownerSuffix, Share share) {
         parts.registry().ensureOpen();
         Acquisition a = new Acquisition(parts, name, clientId + ":" + acquisitions.incrementAndGet() + ownerSuffix, wait,
-                maxHoldTime, reentryThread, share);
+                maxHoldTime, reentryThread, share, ownerSuffix.isEmpty());
         parts.registry().addPending(a);
         if (parts.registry().isClosed()) {
             parts.registry().removePending(a);
@@ -215,6 +240,10 @@ final class DefaultLockClient implements LockClient {
         Await.quietly(CompletableFuture.allOf(stopped.stream().map(a -> a.result).toArray(CompletableFuture[]::new)),
                 timeout.multipliedBy(2));
         List<CompletableFuture<?>> releases = new ArrayList<>();
+        if (parts.leases() instanceof LeaseCache cache) {
+            // Kept holds are released, and held ones will not be kept.
+            releases.add(cache.stopKeeping());
+        }
         for (HeldLock h : parts.registry().held()) {
             releases.add(h.release(HeldLock.Holds.ALL, HeldLock.Releaser.CLOSING_CLIENT).whenComplete((outcome, error) -> {
                 if (error != null) {

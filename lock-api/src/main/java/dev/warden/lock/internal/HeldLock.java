@@ -273,7 +273,7 @@ final class HeldLock {
                 parts.observer().renewing(name, token);
                 armDeadline(sentAt);
                 try {
-                    call = parts.driver().renew(grant, ttl).toCompletableFuture();
+                    call = parts.leases().renew(grant, ttl).toCompletableFuture();
                 } catch (RuntimeException e) {
                     call = CompletableFuture.failedFuture(e);
                 }
@@ -290,7 +290,7 @@ final class HeldLock {
         call.thenCompose(ours -> Boolean.TRUE.equals(ours) || share != null
                         || !(parts.driver() instanceof HolderEvictingDriver evicting)
                         ? CompletableFuture.completedFuture(Boolean.TRUE.equals(ours) ? null : LostReason.NOT_OWNER)
-                        : evicting.evicted(grant).toCompletableFuture().handle((forced, e) ->
+                        : evicting.evicted(LeaseCache.serverGrant(grant)).toCompletableFuture().handle((forced, e) ->
                                 Boolean.TRUE.equals(forced) ? LostReason.FORCED : LostReason.NOT_OWNER))
                 .whenComplete((gone, error) -> renewed(sentAt, error == null && gone == null, gone, error));
     }

@@ -33,13 +33,13 @@ final class Release {
         ClientParts parts = held.parts();
         parts.observer().releasing(held.name(), held.token());
         // A contender waiting in this client may take the lock over in the same server step.
-        HandOffDriver handOffs = parts.driver() instanceof HandOffDriver h ? h : null;
+        HandOffDriver handOffs = parts.leases() instanceof HandOffDriver h ? h : null;
         LocalQueue.Waiter next = releaser == HeldLock.Releaser.HOLDER && handOffs != null
                 ? held.queuePermit().claimNext() : null;
         long[] handOffSentAt = new long[1];
         quiet(pendingRenewal).thenCompose(v -> {
             if (next == null) {
-                return parts.driver().release(held.grant())
+                return parts.leases().release(held.grant())
                         .thenApply(removed -> Boolean.TRUE.equals(removed) ? HandOff.releasedOnly() : HandOff.notOwner());
             }
             handOffSentAt[0] = parts.time().nanoTime();
@@ -80,7 +80,7 @@ final class Release {
      * session), and the compare keeps it from touching anyone else's.
      */
     static void freeOnServer(HeldLock held, CompletableFuture<Boolean> pendingRenewal, LostReason reason) {
-        quiet(pendingRenewal).thenCompose(v -> held.parts().driver().release(held.grant())).whenComplete((removed, error) -> {
+        quiet(pendingRenewal).thenCompose(v -> held.parts().releaseOnServer(held.grant())).whenComplete((removed, error) -> {
             if (error == null) {
                 return;
             }
@@ -104,7 +104,7 @@ final class Release {
             permit.run();
         } else if (!permit.handTo(next, handedOn, sentAtNanos)) {
             // The waiter gave up while the hand-off was on the wire.
-            held.parts().driver().release(handedOn).whenComplete((r, e) -> {
+            held.parts().releaseOnServer(handedOn).whenComplete((r, e) -> {
                 if (e != null) {
                     log.warn("could not release lock '{}' handed to a waiter that gave up; it expires within its TTL",
                             held.name(), e);

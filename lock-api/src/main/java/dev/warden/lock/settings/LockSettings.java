@@ -42,6 +42,13 @@ public final class LockSettings {
     public static final Setting<Duration> MAX_HOLD_TIME = positive(Setting.duration("warden.lock.max-hold-time", null,
             "the longest any lease of the client is held (per lock: `withMaxHoldTime`)"));
 
+    public static final Setting<Duration> LEASE_CACHE = atMostAYear(Setting.duration("warden.lock.lease-cache",
+            Duration.ZERO, "lease caching (`redis` only): how long a released lock stays held on the server for this"
+                    + " client's next acquisition of it, which then takes it without a round trip and with a new, higher"
+                    + " fencing token; a contender of another client ends it at once. A kept lock is lent again only within a third"
+                    + " of the TTL of its last renewal. `0s` (the default) releases at once"))
+            .check(d -> !d.isNegative(), d -> "must not be negative, was " + d);
+
     public static final Setting<Integer> FENCING_EPOCH = Setting.whole("warden.lock.fencing-epoch", 0, 0,
             dev.warden.lock.FencingEpoch.MAX_EPOCH, "the high bits of every fencing token (`epoch << 53 | backend token`):"
                     + " raise it by one when the deployment moves to another backend, so every new token exceeds every"
@@ -59,7 +66,7 @@ public final class LockSettings {
     /** The table, in the order the reference lists it. */
     public static final SettingTable TABLE = new SettingTable("warden.lock.", "Locks: every backend",
             List.of(BACKEND, ENDPOINTS, NAMESPACE, TTL, CONNECT_TIMEOUT, REQUEST_TIMEOUT, OUTAGE_TOLERANCE, MAX_HOLD_TIME,
-                    FENCING_EPOCH, MIGRATE_FROM, MIGRATE_FROM_ENDPOINTS));
+                    LEASE_CACHE, FENCING_EPOCH, MIGRATE_FROM, MIGRATE_FROM_ENDPOINTS));
 
     private LockSettings() {
     }

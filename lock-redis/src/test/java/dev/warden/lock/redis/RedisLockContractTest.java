@@ -7,7 +7,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.Map;
 
 /** The core and fault contracts against a real redis-server launched for this class. */
@@ -38,21 +37,17 @@ class RedisLockContractTest extends LockProcessFaultContractTest {
 
     @Override
     protected String unreachableEndpoints() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return "redis://127.0.0.1:" + s.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return OneRedisServer.unreachableEndpoints();
     }
 
     @Override
     protected boolean hasServerState(String namespace, String name) {
-        return Long.valueOf(1).equals(server().command("EXISTS", "{" + namespace + ":" + name + "}:lock"));
+        return OneRedisServer.hasLock(server(), namespace, name);
     }
 
     @Override
     protected void removeBehindHoldersBack(String namespace, String name) {
-        server().command("DEL", "{" + namespace + ":" + name + "}:lock");
+        OneRedisServer.deleteLock(server(), namespace, name);
     }
 
     @Override
@@ -62,8 +57,6 @@ class RedisLockContractTest extends LockProcessFaultContractTest {
 
     @Override
     protected void resumeServer() {
-        if (server().isPaused()) {
-            server().resume();
-        }
+        OneRedisServer.resume(server());
     }
 }

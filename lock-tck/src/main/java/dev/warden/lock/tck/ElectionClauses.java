@@ -133,7 +133,7 @@ abstract class ElectionClauses {
             all.remove(leader);
         }
         assertThat(observed.leader()).as("the leader once every candidate left").isEmpty();
-        assertThat(kit.onServer("election:" + election)).as("anything left on the server").isFalse();
+        assertThat(kit.freed("election:" + election)).as("anything left on the server").isTrue();
     }
 
     @Test

@@ -72,6 +72,7 @@ abstract class ForcedReleaseClauses {
         assertThat(next.isValid()).as("the next hold, which a stale token did not end").isTrue();
         assertThat(audited).containsExactly(name + " " + seen.token() + " ops@example a hung holder");
         next.release();
+        assertThat(kit.freed(name)).as("let go of on the server").isTrue();
         assertThat(admin.holder(name)).as("the holder of a free lock").isEmpty();
     }
 
@@ -84,6 +85,7 @@ abstract class ForcedReleaseClauses {
         Lease heldA = kit.client().lock(a).acquire();
         Lease heldB = kit.client().lock(b).acquire();
         kit.client().lock(free).acquire().release();
+        assertThat(kit.freed(free)).as("the released lock let go of on the server").isTrue();
         java.util.concurrent.CompletableFuture<Lease> waiter = kit.client().lock(b).acquireAsync();
         Lease elsewhere = kit.client("namespace", kit.namespace() + "-other").lock(a).acquire();
         LockAdmin admin = kit.client().admin();

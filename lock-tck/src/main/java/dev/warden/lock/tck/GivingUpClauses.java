@@ -53,7 +53,7 @@ abstract class GivingUpClauses {
         Lease held = kit.client().lock(name).acquire();
         assertThat(waiter.lock(name).tryAcquire(Duration.ofMillis(200))).isEmpty();
         held.release();
-        assertThat(kit.onServer(name)).as("state left on the server").isFalse();
+        assertThat(kit.freed(name)).as("state left on the server").isTrue();
         Await.during(kit.renewInterval(), "nothing appears on the server", () -> !kit.onServer(name));
         assertThat(waiter.lock(name).tryAcquire(Duration.ZERO)).isPresent();
     }
@@ -83,6 +83,7 @@ abstract class GivingUpClauses {
                 .extracting(e -> ((LockException) e).reason()).isEqualTo(LockException.Reason.INTERRUPTED);
         assertThat(flag.get()).as("interrupt flag restored").isTrue();
         held.release();
+        assertThat(kit.freed(name)).as("state left on the server").isTrue();
         Await.during(kit.renewInterval(), "nothing appears on the server", () -> !kit.onServer(name));
         assertThat(waiter.lock(name).tryAcquire(Duration.ZERO)).isPresent();
     }
@@ -145,7 +146,7 @@ abstract class GivingUpClauses {
         // callback threads do, never a driver's I/O thread that the release needs.
         assertThat(thread).satisfiesAnyOf(t -> assertThat(t).isEqualTo(Thread.currentThread().getName()),
                 t -> assertThat(t).startsWith("warden-").contains("-callbacks-"));
-        assertThat(kit.onServer(name)).isFalse();
+        assertThat(kit.freed(name)).isTrue();
         Lease again = kit.client().lock(name).acquire();
         assertThat(again.releaseAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(ReleaseOutcome.RELEASED);
         assertThat(again.releaseAsync().toCompletableFuture().get(10, TimeUnit.SECONDS))
@@ -167,7 +168,7 @@ abstract class GivingUpClauses {
         // Whichever thread ended the acquisition (a timer, a driver's answer), the continuation is handed on.
         assertThat(thread).satisfiesAnyOf(t -> assertThat(t).isEqualTo(Thread.currentThread().getName()),
                 t -> assertThat(t).startsWith("warden-").contains("-callbacks-"));
-        assertThat(kit.onServer(name)).isFalse();
+        assertThat(kit.freed(name)).isTrue();
     }
 
     @Test

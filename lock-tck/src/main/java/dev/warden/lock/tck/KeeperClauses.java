@@ -38,7 +38,7 @@ abstract class KeeperClauses {
             assertThat(lease.remaining()).isPositive().isLessThanOrEqualTo(kit.ttl());
             assertThat(other.lock(name).tryAcquire(Duration.ZERO)).isEmpty();
         }
-        assertThat(kit.onServer(name)).isFalse();
+        assertThat(kit.freed(name)).isTrue();
     }
 
     @Test
@@ -51,6 +51,7 @@ abstract class KeeperClauses {
         Await.until(kit.renewInterval().multipliedBy(2).plus(kit.slack()), "a renewal is confirmed",
                 () -> history.count(LockHistory.Kind.RENEW) >= 2);
         lease.release();
+        assertThat(kit.freed(name)).as("let go of on the server").isTrue();
         Await.during(kit.ttl().plus(kit.renewInterval()), "nothing renews the released lock",
                 () -> !kit.onServer(name) && lost.get() == null && !lease.isValid());
         assertThat(history.violations()).as("renewals after release").isEmpty();

@@ -145,6 +145,35 @@ public abstract class LockKit {
         return hasServerState(namespace, name);
     }
 
+    /**
+     * How long the client under test may keep a released lock on the server for its own next acquisition
+     * ({@code warden.lock.lease-cache}); zero, the default, when it releases at once. The kit's mode with
+     * leases kept overrides it.
+     */
+    protected Duration keptFor() {
+        return Duration.ZERO;
+    }
+
+    /**
+     * Whether nothing of {@code name} is left on the server: at once when leases are not kept, else once the
+     * kept hold has been let go (within {@link #keptFor()}, at most a third of the TTL, and the slack).
+     */
+    protected boolean freed(String name) {
+        if (keptFor().isZero() || !onServer(name)) {
+            return !onServer(name);
+        }
+        long end = System.nanoTime() + keptFor().plus(slack()).toNanos();
+        while (onServer(name) && System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return !onServer(name);
+    }
+
     protected ExecutorService threads(int n) {
         ExecutorService pool = Executors.newFixedThreadPool(n);
         closeAfter.add(pool::shutdownNow);

@@ -31,7 +31,7 @@ abstract class ReleaseClauses {
         assertThat(lease.release()).isEqualTo(ReleaseOutcome.ALREADY_RELEASED);
         lease.close();
         assertThat(lease.isValid()).isFalse();
-        assertThat(kit.onServer(name)).isFalse();
+        assertThat(kit.freed(name)).isTrue();
     }
 
     @Test

@@ -72,6 +72,7 @@ public final class Settings {
         Duration outageTolerance = read.get(LockSettings.OUTAGE_TOLERANCE);
         Duration maxHoldTime = read.get(LockSettings.MAX_HOLD_TIME);
         Integer fencingEpoch = read.get(LockSettings.FENCING_EPOCH);
+        Duration leaseCache = read.get(LockSettings.LEASE_CACHE);
         String fromBackend = read.find(LockSettings.MIGRATE_FROM).orElse(null);
         List<String> fromEndpoints = read.find(LockSettings.MIGRATE_FROM_ENDPOINTS).orElse(null);
 
@@ -113,6 +114,10 @@ public final class Settings {
         Map<String, String> options = options(read.others(), backend, provider, fromBackend, problems, true);
         Map<String, String> fromOptions = fromProvider == null ? Map.of()
                 : options(read.others(), fromBackend, fromProvider, backend, problems, false);
+        if (leaseCache != null && !leaseCache.isZero() && fromBackend != null) {
+            problems.add(LockSettings.LEASE_CACHE.key() + " cannot be used with " + LockSettings.MIGRATE_FROM.key()
+                    + ": a migrating lease lives on two backends");
+        }
         checkGranularity(provider, backend, ttl, problems);
         checkGranularity(fromProvider, fromBackend, ttl, problems);
         LockConfig config = null;
@@ -132,7 +137,7 @@ public final class Settings {
             throw new LockException(reason, "invalid lock configuration:\n  - " + String.join("\n  - ", problems));
         }
         return new Resolved(provider, new ClientSettings(config, outageTolerance, Optional.ofNullable(maxHoldTime),
-                fencingEpoch), leaving);
+                fencingEpoch, leaseCache), leaving);
     }
 
     /**

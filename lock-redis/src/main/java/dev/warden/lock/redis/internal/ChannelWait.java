@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * {@code fallback} are guarded by {@code this}; messages arrive on the pub/sub connection's thread,
  * polls' answers on the command connection's.
  */
-final class ChannelWait {
+final class ChannelWait implements Subscriptions.Listener {
 
     private final RedisDriver driver;
     private final String channel;
@@ -79,7 +79,8 @@ final class ChannelWait {
     }
 
     /** A message was published on the channel. */
-    void message() {
+    @Override
+    public void message() {
         CompletableFuture<Void> w;
         synchronized (this) {
             w = waiting;
@@ -92,7 +93,8 @@ final class ChannelWait {
     }
 
     /** The driver closed: a pending wait fails, so the loop stops rather than waits for a timer that died. */
-    void closed() {
+    @Override
+    public void closed() {
         CompletableFuture<Void> w;
         synchronized (this) {
             w = takeWaiting();

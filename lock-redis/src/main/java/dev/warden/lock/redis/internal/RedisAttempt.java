@@ -30,27 +30,31 @@ final class RedisAttempt extends ChannelAttempt {
 
     private final String owner;
     private final Keys keys;
+    /** How many fencing tokens a grant reserves: 1, or a lease-caching client's block. */
+    private final int tokens;
 
-    RedisAttempt(RedisDriver driver, String name, String owner, Keys keys) {
+    RedisAttempt(RedisDriver driver, String name, String owner, Keys keys, int tokens) {
         super(driver, "lock", name, keys.channel(), MAX_BACKOFF_MILLIS);
         this.owner = owner;
         this.keys = keys;
+        this.tokens = tokens;
     }
 
     @Override
     CompletionStage<Optional<Grant>> send(long ttlMillis) {
         return driver.calls().retrying("the acquire script for lock '" + name + "'",
-                () -> driver.scripts().acquire(keys, owner, ttlMillis).thenApply(this::outcome),
+                () -> driver.scripts().acquire(keys, owner, ttlMillis, tokens).thenApply(this::outcome),
                 late -> late.ifPresent(driver::releaseQuietly));
     }
 
     /** The reply: granted and the token, or not and the holder's remaining TTL. */
     private Optional<Grant> outcome(List<Object> reply) {
-        if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Long flag) || !(reply.get(1) instanceof Long value)) {
+        if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Long flag) || !(reply.get(1) instanceof Long value)
+                || !(reply.get(2) instanceof Long last)) {
             throw new LockException(LockException.Reason.PROTOCOL, "unexpected reply to the acquire script for lock '"
                     + name + "': " + reply);
         }
-        return flag == 1L ? granted(new RedisGrant(keys, owner + ":" + value, value)) : refused(value);
+        return flag == 1L ? granted(new RedisGrant(keys, owner + ":" + value, value, last)) : refused(value);
     }
 
     /** Whether a release was published since the last poll, to be reported by the next changed(). */

@@ -4,7 +4,7 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
-import dev.warden.lock.spi.HandOffDriver;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -36,12 +37,14 @@ import java.util.concurrent.CompletionStage;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts); the
  * lifecycle's {@code closed} is atomic.
  */
-public final class RedisDriver implements HandOffDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
+public final class RedisDriver implements LeaseCachingDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
         HolderListingDriver, SharedLockDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
     public static final String SETTINGS = "warden.lock.redis.";
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
+    /** The most tokens one grant may reserve; the scripts refuse more. */
+    static final int MAX_RESERVED_TOKENS = 1_000_000;
 
     private final String namespace;
     private final String endpoint;
@@ -76,7 +79,47 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     @Override
     public LockAttempt attempt(String name, String owner) {
         checkOpen();
-        return new RedisAttempt(this, name, owner, Keys.of(namespace, name));
+        return new RedisAttempt(this, name, owner, Keys.of(namespace, name), 1);
+    }
+
+    /** The acquire script sets the fence to the block's last token ({@code acquire.lua}). */
+    @Override
+    public LockAttempt attemptReserving(String name, String owner, int tokens) {
+        checkTokens(tokens);
+        checkOpen();
+        return new RedisAttempt(this, name, owner, Keys.of(namespace, name), tokens);
+    }
+
+    /** The scripts cut a block short so that the fence stays within 1 ms of the server's clock. */
+    @Override
+    public long lastReserved(Grant grant) {
+        return RedisGrant.of(grant).lastReserved();
+    }
+
+    /** Every acquire that finds the lock held publishes on its contender channel; a watch subscribes there. */
+    @Override
+    public CompletionStage<ContenderWatch> watchContenders(String name, Runnable asked) {
+        checkOpen();
+        String channel = Keys.of(namespace, name).contenders();
+        Subscriptions.Listener listener = new Subscriptions.Listener() {
+            @Override
+            public void message() {
+                asked.run();
+            }
+
+            @Override
+            public void closed() {
+            }
+        };
+        ContenderWatch watch = () -> subscriptions().leave(channel, listener);
+        return calls.bounded("the contender watch of lock '" + name + "'", subscriptions().join(channel, listener))
+                .handle((v, error) -> {
+                    if (error != null) {
+                        watch.close();
+                        throw error instanceof CompletionException c ? c : new CompletionException(error);
+                    }
+                    return watch;
+                });
     }
 
     @Override
@@ -156,6 +199,12 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     /** A shared grant is only released: its name has no one-step hand-off. */
     @Override
     public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
+        return handOffReserving(grant, owner, ttl, 1);
+    }
+
+    @Override
+    public CompletionStage<HandOff> handOffReserving(Grant grant, String owner, Duration ttl, int tokens) {
+        checkTokens(tokens);
         if (grant instanceof SharedGrant) {
             return release(grant).thenApply(removed -> removed ? HandOff.releasedOnly() : HandOff.notOwner());
         }
@@ -163,7 +212,7 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
         long ttlMillis = ttlMillis(ttl);
         checkOpen();
         return calls.retrying("the hand-off script for " + g.keys().lock(),
-                () -> scripts.handOff(g.keys(), g.value(), owner, ttlMillis).thenApply(reply -> handedOff(g, owner, reply)),
+                () -> scripts.handOff(g.keys(), g.value(), owner, ttlMillis, tokens).thenApply(reply -> handedOff(g, owner, reply)),
                 late -> {
                     if (late instanceof HandOff.To to) {
                         releaseQuietly(to.next());
@@ -172,12 +221,13 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
     }
 
     private static HandOff handedOff(RedisGrant from, String owner, List<Object> reply) {
-        if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Long outcome) || !(reply.get(1) instanceof Long token)) {
+        if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Long outcome) || !(reply.get(1) instanceof Long token)
+                || !(reply.get(2) instanceof Long last)) {
             throw new LockException(LockException.Reason.PROTOCOL, "unexpected reply to the hand-off script for "
                     + from.keys().lock() + ": " + reply);
         }
         return switch (outcome.intValue()) {
-            case 1 -> HandOff.to(new RedisGrant(from.keys(), owner + ":" + token, token));
+            case 1 -> HandOff.to(new RedisGrant(from.keys(), owner + ":" + token, token, last));
             case 2 -> HandOff.releasedOnly();
             default -> HandOff.notOwner();
         };
@@ -221,6 +271,12 @@ public final class RedisDriver implements HandOffDriver, TokenFloorDriver, Epoch
                         g.keys().lock(), error);
             }
         });
+    }
+
+    private static void checkTokens(int tokens) {
+        if (tokens < 1 || tokens > MAX_RESERVED_TOKENS) {
+            throw new IllegalArgumentException("a grant reserves 1 to " + MAX_RESERVED_TOKENS + " tokens, not " + tokens);
+        }
     }
 
     static long ttlMillis(Duration ttl) {

@@ -75,16 +75,20 @@ final class Scripts {
         return SCRIPTS.get(script).digest();
     }
 
-    /** {@code {granted (1/0), token or holder's PTTL}}. */
-    CompletableFuture<List<Object>> acquire(Keys keys, String owner, long ttlMillis) {
+    /**
+     * {@code {1, token, last token reserved}} granted, {@code {0, holder's PTTL, 0}} held; a grant reserves up to
+     * {@code tokens} tokens from its own.
+     */
+    CompletableFuture<List<Object>> acquire(Keys keys, String owner, long ttlMillis, int tokens) {
         return run(Script.ACQUIRE, new String[] {keys.lock(), keys.fence(), keys.waiting()}, owner,
-                Long.toString(ttlMillis), Long.toString(WAITING_MARKER_MILLIS));
+                Long.toString(ttlMillis), Long.toString(WAITING_MARKER_MILLIS), Integer.toString(tokens),
+                keys.contenders(), publish);
     }
 
-    /** {@code {1, token}} handed on, {@code {2, 0}} only released, {@code {0, 0}} no longer {@code value}. */
-    CompletableFuture<List<Object>> handOff(Keys keys, String value, String nextOwner, long ttlMillis) {
+    /** {@code {1, token, last reserved}} handed on, {@code {2, 0, 0}} only released, {@code {0, 0, 0}} no longer {@code value}. */
+    CompletableFuture<List<Object>> handOff(Keys keys, String value, String nextOwner, long ttlMillis, int tokens) {
         return run(Script.HAND_OFF, new String[] {keys.lock(), keys.fence(), keys.waiting()}, value, nextOwner,
-                Long.toString(ttlMillis), keys.channel(), publish);
+                Long.toString(ttlMillis), keys.channel(), publish, Integer.toString(tokens));
     }
 
     /** 1 when extended, 0 when the lock no longer holds {@code value}. */

@@ -35,8 +35,18 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
 
+    /** Who listens on a channel: a contender's wait, or a lease cache's contender watch. */
+    interface Listener {
+
+        /** A message was published; called on the pub/sub connection's thread: must not block. */
+        void message();
+
+        /** The driver closed. */
+        void closed();
+    }
+
     private static final class Channel {
-        final Set<ChannelWait> listeners = new LinkedHashSet<>();
+        final Set<Listener> listeners = new LinkedHashSet<>();
         CompletableFuture<Void> confirmed;
     }
 
@@ -59,7 +69,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
      *
      * @return completes once the server has confirmed the subscription
      */
-    synchronized CompletableFuture<Void> join(String channel, ChannelWait attempt) {
+    synchronized CompletableFuture<Void> join(String channel, Listener attempt) {
         if (closed) {
             return CompletableFuture.failedFuture(new LockException(LockException.Reason.CLOSED, "the lock client is closed"));
         }
@@ -72,7 +82,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
     }
 
     /** Removes a listener; the last one unsubscribes. */
-    synchronized void leave(String channel, ChannelWait attempt) {
+    synchronized void leave(String channel, Listener attempt) {
         Channel c = channels.get(channel);
         if (c == null || !c.listeners.remove(attempt) || !c.listeners.isEmpty()) {
             return;
@@ -85,13 +95,13 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     /** Tells every listener that the driver closed; nothing is sent, the connection is closing. */
     void close() {
-        List<ChannelWait> attempts = new ArrayList<>();
+        List<Listener> attempts = new ArrayList<>();
         synchronized (this) {
             closed = true;
             channels.values().forEach(c -> attempts.addAll(c.listeners));
             channels.clear();
         }
-        attempts.forEach(ChannelWait::closed);
+        attempts.forEach(Listener::closed);
     }
 
     /** Sends every listened channel's subscription again (after a topology change). */
@@ -128,7 +138,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
 
     @Override
     public void message(String channel, String message) {
-        List<ChannelWait> attempts;
+        List<Listener> attempts;
         synchronized (this) {
             Channel c = channels.get(channel);
             if (c == null) {
@@ -137,7 +147,7 @@ final class Subscriptions extends RedisPubSubAdapter<String, String> {
             }
             attempts = List.copyOf(c.listeners);
         }
-        attempts.forEach(ChannelWait::message);
+        attempts.forEach(Listener::message);
     }
 
     @Override

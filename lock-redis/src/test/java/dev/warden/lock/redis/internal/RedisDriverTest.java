@@ -2,6 +2,7 @@ package dev.warden.lock.redis.internal;
 
 import dev.warden.lock.LockException;
 import dev.warden.lock.spi.Grant;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.tck.internal.Await;
@@ -84,6 +85,44 @@ class RedisDriverTest {
             last = grant.fencingToken();
             assertThat(get(d.release(grant))).isTrue();
         }
+    }
+
+    @Test
+    void aReservedBlockStaysWithinAMillisecondOfTheServerClockAndLaterGrantsContinueAboveIt() throws Exception {
+        long previous = 0;
+        for (int i = 0; i < 20; i++) {
+            RedisGrant grant = grant(driver.attemptReserving(name, "keeper", 1000), TTL);
+            @SuppressWarnings("unchecked")
+            List<Object> time = (List<Object>) server().command("TIME");
+            long nowMicros = Long.parseLong(String.valueOf(time.get(0))) * 1_000_000 + Long.parseLong(String.valueOf(time.get(1)));
+            assertThat(grant.fencingToken()).as("above every token reserved before").isGreaterThan(previous);
+            assertThat(driver.lastReserved(grant)).isBetween(grant.fencingToken(), grant.fencingToken() + 999)
+                    .isLessThanOrEqualTo(nowMicros + 1000);
+            assertThat(server().command("GET", keys.fence())).isEqualTo(Long.toString(driver.lastReserved(grant)));
+            previous = driver.lastReserved(grant);
+            // Grants back to back: blocks are cut short rather than run the fence past the clock.
+            assertThat(get(driver.release(grant))).isTrue();
+        }
+        RedisGrant plain = grant(driver.attempt(name, "other"), TTL);
+        assertThat(plain.fencingToken()).isGreaterThan(previous);
+        assertThat(driver.lastReserved(plain)).isEqualTo(plain.fencingToken());
+    }
+
+    @Test
+    void aPollThatFindsTheLockHeldTellsTheContenderWatch() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        RedisGrant grant = grant(driver.attemptReserving(name, "keeper", 1000), TTL);
+        LeaseCachingDriver.ContenderWatch watch = get(driver.watchContenders(name, asked::incrementAndGet));
+        RedisDriver other = open(redis.server().uri());
+        LockAttempt contender = other.attempt(name, "contender");
+        assertThat(get(contender.poll(TTL))).isEmpty();
+        Await.until(Duration.ofSeconds(5), "the watch is told of the contender's poll", () -> asked.get() > 0);
+        assertThat(asked.get()).as("told once per poll").isEqualTo(1);
+        watch.close();
+        assertThat(get(contender.poll(TTL))).isEmpty();
+        Await.during(Duration.ofMillis(200), "a closed watch is not told", () -> asked.get() == 1);
+        get(contender.abandon());
+        assertThat(get(driver.release(grant))).isTrue();
     }
 
     @Test
@@ -316,7 +355,8 @@ class RedisDriverTest {
     }
 
     private RedisDriver open(String endpoint) {
-        RedisDriver d = RedisDriver.open(new LockConfig("redis", List.of(endpoint), "test", TTL, Duration.ofSeconds(1),
+        // Connecting is not what these tests time: a busy CI host (two modules at once) once took over 1 s.
+        RedisDriver d = RedisDriver.open(new LockConfig("redis", List.of(endpoint), "test", TTL, Duration.ofSeconds(15),
                 REQUEST_TIMEOUT, Map.of()));
         drivers.add(d);
         return d;
