@@ -38,6 +38,10 @@ import java.util.concurrent.CompletionStage;
  *       {@link QuotaException.Reason#LOCK_FAILED}) or {@code proceed} without the lock, unfenced, guarded by the
  *       script's balance check alone, and told to {@link QuotaListener#chargedWithoutLock}</td></tr>
  *   <tr><td>{@code warden.quota.lock-wait}</td><td>how long {@link #charge} waits for the lock; default {@code 10s}</td></tr>
+ *   <tr><td>{@code warden.quota.combine-charges}</td><td>{@code false} (default): one lock hold per {@link #charge};
+ *       {@code true}: an account's concurrent charges in this engine share one hold and are priced in rounds, each
+ *       deduction applied only to the exact balance it was priced on (pricing then runs on the combining caller's
+ *       thread, and again when the balance moved)</td></tr>
  *   <tr><td>{@code warden.lock.*}</td><td>passed to {@code LockClient.create} unless the lock is {@code none};
  *       {@code warden.lock.backend} defaults to the lock setting, and for {@code redis}
  *       {@code warden.lock.endpoints} defaults to the quota endpoint</td></tr>
@@ -157,7 +161,10 @@ public interface QuotaService extends AutoCloseable {
      * A multi-step charge: takes the account's lock (when a lock is configured), reads the
      * balance, asks {@code pricing} for the amount, deducts it with the lease's fencing token and
      * releases the lock. Without a lock ({@code warden.quota.lock=none}) the same steps run
-     * unlocked and unfenced.
+     * unlocked and unfenced. With {@code warden.quota.combine-charges=true}, the account's charges waiting in
+     * this engine share one hold: priced in rounds, each on the balance the ones before it leave, each
+     * deduction applied only to the exact balance it was priced on (else priced again); {@code pricing} then
+     * runs on the thread of the caller that combines, and may run again for a charge whose balance moved.
      *
      * <p>A charge is retried with its request id (after a timeout, say): when that id already deducted from
      * this account, the retry answers {@link Outcome.Duplicate} with the first outcome and does not price

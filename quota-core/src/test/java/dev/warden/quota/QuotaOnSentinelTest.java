@@ -78,7 +78,9 @@ class QuotaOnSentinelTest {
         Map<String, Object> settings = new java.util.HashMap<>(Map.of("warden.quota.endpoint", redis.sentinel().uri(),
                 "warden.quota.connect-timeout", "10s", "warden.quota.request-timeout", "2s", "warden.quota.lock", "redis",
                 "warden.quota.redis.username", "quota-app", "warden.quota.redis.password", dataPassword,
-                "warden.quota.redis.sentinel.username", "quota-sentinel", "warden.quota.redis.sentinel.password", sentinelPassword));
+                "warden.quota.redis.sentinel.username", "quota-sentinel", "warden.quota.redis.sentinel.password", sentinelPassword,
+                // The lock client's own connect timeout, as the engine's: a loaded host once took over 5 s to ask a sentinel.
+                "warden.lock.connect-timeout", "10s"));
         String account = "auth-" + UUID.randomUUID();
         try (QuotaService q = QuotaService.create(settings)) {
             assertThat(q.open(account, 100)).isInstanceOf(Outcome.Applied.class);

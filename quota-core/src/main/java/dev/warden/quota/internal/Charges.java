@@ -1,5 +1,6 @@
 package dev.warden.quota.internal;
 
+import dev.warden.lock.Lease;
 import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
@@ -11,8 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * Charges, priced and applied under {@link AccountLocks}' policy: {@code charge} prices the balance and
- * deducts the price (a retry answers as its first try did, never priced again), {@code chargeHold} prices a
- * hold and captures it. Arguments are checked by the caller; a charge reads the balance and deducts through
+ * deducts the price (a retry answers as its first try did, never priced again), alone or, with
+ * {@code warden.quota.combine-charges}, combined with the account's other charges in this engine
+ * ({@link CombinedCharges}); {@code chargeHold} prices a hold and captures it. Arguments are checked by the caller; a charge reads the balance and deducts through
  * the service, so the lease the lock gave is checked as any caller's is.
  *
  * <p>Thread-safe: immutable.
@@ -25,32 +27,44 @@ final class Charges {
     private final Holds holds;
     private final long syncWaitNanos;
     private final String endpoint;
+    /** Null unless {@code warden.quota.combine-charges} is on. */
+    private final CombinedCharges combined;
 
     Charges(QuotaService service, AccountLocks locks, Deductions deductions, Holds holds, long syncWaitNanos,
-            String endpoint) {
+            String endpoint, boolean combine) {
         this.service = service;
         this.locks = locks;
         this.deductions = deductions;
         this.holds = holds;
         this.syncWaitNanos = syncWaitNanos;
         this.endpoint = endpoint;
+        this.combined = combine ? new CombinedCharges(locks, deductions, service::balance, this::alone, syncWaitNanos,
+                endpoint) : null;
     }
 
     Outcome charge(String account, String requestId, Pricing pricing) {
-        return locks.underLock(account, requestId, lease -> {
-            // Both reads on the wire at once: one round trip where two went one after the other.
-            Deductions.RecordRead record = deductions.sendRecordRead(account, requestId);
-            OptionalLong balance = service.balance(account);
-            if (balance.isEmpty()) {
-                record.reply().cancel(false);
-                return new Outcome.AccountNotFound(account);
-            }
-            Optional<Outcome> recorded = deductions.recorded(record);
-            if (recorded.isPresent()) {
-                return recorded.get(); // a retry: its first answer, not a second price
-            }
-            return service.deduct(account, pricing.price(balance.getAsLong()), requestId, lease);
-        }, () -> chargeUnlocked(account, requestId, pricing));
+        if (combined != null) {
+            return combined.charge(account, requestId, pricing);
+        }
+        return locks.underLock(account, requestId, lease -> alone(account, requestId, pricing, lease),
+                () -> alone(account, requestId, pricing, null));
+    }
+
+    /** One charge: read its record and the balance, price, deduct (fenced by {@code lease}; unfenced when null). */
+    private Outcome alone(String account, String requestId, Pricing pricing, Lease lease) {
+        // Both reads on the wire at once: one round trip where two went one after the other.
+        Deductions.RecordRead record = deductions.sendRecordRead(account, requestId);
+        OptionalLong balance = service.balance(account);
+        if (balance.isEmpty()) {
+            record.reply().cancel(false);
+            return new Outcome.AccountNotFound(account);
+        }
+        Optional<Outcome> recorded = deductions.recorded(record);
+        if (recorded.isPresent()) {
+            return recorded.get(); // a retry: its first answer, not a second price
+        }
+        long price = pricing.price(balance.getAsLong());
+        return lease == null ? service.deduct(account, price, requestId) : service.deduct(account, price, requestId, lease);
     }
 
     HoldOutcome chargeHold(String account, String holdId, Pricing pricing) {
@@ -65,19 +79,5 @@ final class Charges {
                     "capture a hold of " + account);
         };
         return locks.underLock(account, holdId, lease -> charge.get(), charge);
-    }
-
-    private Outcome chargeUnlocked(String account, String requestId, Pricing pricing) {
-        Deductions.RecordRead record = deductions.sendRecordRead(account, requestId);
-        OptionalLong balance = service.balance(account);
-        if (balance.isEmpty()) {
-            record.reply().cancel(false);
-            return new Outcome.AccountNotFound(account);
-        }
-        Optional<Outcome> recorded = deductions.recorded(record);
-        if (recorded.isPresent()) {
-            return recorded.get();
-        }
-        return service.deduct(account, pricing.price(balance.getAsLong()), requestId);
     }
 }

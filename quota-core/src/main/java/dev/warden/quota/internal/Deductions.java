@@ -73,7 +73,7 @@ final class Deductions implements AutoCloseable {
     /** A deduction on the caller's thread; {@code token} is the lease's fencing token, or -1. */
     Outcome deduct(String account, long amount, String requestId, long token) {
         return routed(account, EntryKind.DEDUCT, amount, requestId, token,
-                () -> raw(commands, account, amount, requestId, token), "deduct " + account);
+                () -> raw(commands, account, amount, requestId, token, NO_TOKEN), "deduct " + account);
     }
 
     /** A top-up or refund on the caller's thread. */
@@ -95,7 +95,7 @@ final class Deductions implements AutoCloseable {
             return onSplitRouting(account, amount, requestId, token);
         }
         String marker = layout.markerOf(account);
-        return raw(via, account, amount, requestId, token).thenCompose(reply -> {
+        return raw(via, account, amount, requestId, token, NO_TOKEN).thenCompose(reply -> {
             if (Buckets.isDraining(reply)) {
                 return onSplitRouting(account, amount, requestId, token);
             }
@@ -145,12 +145,82 @@ final class Deductions implements AutoCloseable {
         throw new QuotaException(Reason.PROTOCOL, "account " + account + " keeps changing its split");
     }
 
-    private CompletableFuture<List<Object>> raw(RedisConnection via, String account, long amount, String requestId, long token) {
+    /**
+     * Sends, without waiting, a combined round's unsplit deductions of one account in one script call, each an
+     * amount priced on a balance: the script applies each only to that exact balance and otherwise answers
+     * {@code moved} for it (see {@link #isMoved}), writing nothing for it. The answer holds one reply per
+     * deduction, in order, each as a plain deduction's (split and draining included).
+     */
+    CompletableFuture<List<Object>> sendPricedOn(String account, List<PricedDeduction> round, long token) {
+        int p = layout.partition(account);
+        String[] keys = new String[3 + round.size()];
+        keys[0] = layout.marker(p);
+        keys[1] = layout.accountKey(account);
+        keys[2] = layout.journal(p);
+        String[] args = new String[8 + 3 * round.size()];
+        args[0] = account;
+        args[1] = NO_TOKEN;
+        args[2] = NO_TOKEN;
+        args[3] = token < 0 ? NO_TOKEN : Long.toString(token);
+        args[4] = retentionMillis;
+        args[5] = layout.markerValue();
+        args[6] = "many";
+        args[7] = Integer.toString(round.size());
+        for (int i = 0; i < round.size(); i++) {
+            PricedDeduction d = round.get(i);
+            keys[3 + i] = layout.requestKey(account, d.requestId());
+            args[8 + 3 * i] = Long.toString(d.amount());
+            args[9 + 3 * i] = d.requestId();
+            args[10 + 3 * i] = Long.toString(d.pricedOn());
+        }
+        return scripts.run(commands, Scripts.of(Scripts.Script.DEDUCT), keys, args);
+    }
+
+    /** One deduction of a combined round: {@code amount} priced on the balance {@code pricedOn}. */
+    record PricedDeduction(String requestId, long amount, long pricedOn) {
+    }
+
+    /** The most deductions one combined round sends in one script call. */
+    static final int MAX_PRICED_ON = 64;
+
+    /**
+     * Sends, without waiting, the reads of the idempotency records of an unsplit account's request ids in one
+     * {@code MGET} (the keys share the account's partition, so its slot); {@link #recorded(String, String)} reads
+     * each answer.
+     */
+    CompletableFuture<List<String>> sendRecordReads(String account, List<String> requestIds) {
+        String[] keys = requestIds.stream().map(r -> layout.requestKey(account, r)).toArray(String[]::new);
+        return commands.async().mget(keys).toCompletableFuture()
+                .thenApply(values -> values.stream().map(kv -> kv.hasValue() ? kv.getValue() : null).toList());
+    }
+
+    /** Whether the engine knows the account as split (its changes go to the buckets). */
+    boolean knownSplit(String account) {
+        return buckets.cached(account) != null;
+    }
+
+    /** Remembers the split an unsplit script's {@code split} reply names. */
+    void learnedSplit(String account, List<Object> reply) {
+        buckets.learned(account, Buckets.splitOf(reply));
+    }
+
+    /** The outcome an unsplit deduction's reply (not split, draining or moved) says. */
+    Outcome outcome(List<Object> reply, String account, long token) {
+        return Replies.outcome(reply, account, layout.markerOf(account), token);
+    }
+
+    /** Whether a reply of {@link #sendPricedOn} says the balance was not the one priced on. */
+    static boolean isMoved(List<Object> reply) {
+        return reply != null && !reply.isEmpty() && "moved".equals(reply.get(0));
+    }
+
+    private CompletableFuture<List<Object>> raw(RedisConnection via, String account, long amount, String requestId, long token,
+                                                String pricedOn) {
         int p = layout.partition(account);
         String[] keys = {layout.marker(p), layout.accountKey(account), layout.requestKey(account, requestId),
                 layout.journal(p)};
         return scripts.run(via, Scripts.of(Scripts.Script.DEDUCT), keys, account, Long.toString(amount), requestId,
-                token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue());
+                token < 0 ? NO_TOKEN : Long.toString(token), retentionMillis, layout.markerValue(), pricedOn);
     }
 
     /**
@@ -181,6 +251,11 @@ final class Deductions implements AutoCloseable {
         }
         String record = Errors.await(read.reply(), syncWaitNanos, endpoint,
                 "read the record of request " + read.requestId() + " of " + account);
+        return recorded(record, account);
+    }
+
+    /** What an idempotency record's text says: as {@link #recorded(RecordRead)}; empty for none or another account's. */
+    static Optional<Outcome> recorded(String record, String account) {
         if (record == null) {
             return Optional.empty();
         }

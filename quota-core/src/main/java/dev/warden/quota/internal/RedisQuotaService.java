@@ -95,7 +95,7 @@ final class RedisQuotaService implements QuotaService {
         this.splits = new SplitLifecycle(layout, connection, bucketScript, moves, buckets);
         this.deductions = new Deductions(layout, scripts, connection, buckets, config.idempotencyRetention(), syncWaitNanos,
                 endpoint);
-        this.charges = new Charges(this, locks, deductions, holds, syncWaitNanos, endpoint);
+        this.charges = new Charges(this, locks, deductions, holds, syncWaitNanos, endpoint, config.combineCharges());
         this.batches = new DeductionBatches(batchConnection, syncWaitNanos, endpoint);
     }
 

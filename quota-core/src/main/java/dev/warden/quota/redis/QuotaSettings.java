@@ -36,6 +36,10 @@ public final class QuotaSettings {
     public static final Setting<QuotaConfig.LockUnavailable> LOCK_UNAVAILABLE = Setting.oneOf(PREFIX + "lock-unavailable",
             QuotaConfig.LockUnavailable.class, QuotaConfig.LockUnavailable.FAIL, "when the lock backend fails (not when"
                     + " the lock is busy): `fail` (`LOCK_FAILED`), or `proceed` without the lock, unfenced");
+    public static final Setting<Boolean> COMBINE_CHARGES = Setting.flag(PREFIX + "combine-charges", false,
+            "`true`: an account's concurrent `charge` calls in one engine share one hold of its lock, priced in rounds"
+                    + " (each deduction applies only to the exact balance it was priced on; pricing runs on the"
+                    + " combining caller's thread and runs again when the balance moved); `false`: one hold per charge");
     public static final Setting<Boolean> ALLOW_EVICTION = Setting.flag(PREFIX + "allow-eviction", false,
             "`false`: refuse a server whose `maxmemory-policy` can evict quota keys; `true`: only warn");
 
@@ -47,7 +51,8 @@ public final class QuotaSettings {
 
     private static SettingTable table() {
         List<Setting<?>> settings = new ArrayList<>(List.of(ENDPOINT, NAMESPACE, PARTITIONS, IDEMPOTENCY_RETENTION,
-                REQUEST_TIMEOUT, CONNECT_TIMEOUT, LOCK, LOCK_WAIT, LOCK_UNAVAILABLE, ALLOW_EVICTION));
+                REQUEST_TIMEOUT, CONNECT_TIMEOUT, LOCK, LOCK_WAIT, LOCK_UNAVAILABLE, COMBINE_CHARGES,
+                ALLOW_EVICTION));
         settings.addAll(RedisAccess.settings(PREFIX + "redis."));
         return new SettingTable(PREFIX, "The quota engine", settings);
     }

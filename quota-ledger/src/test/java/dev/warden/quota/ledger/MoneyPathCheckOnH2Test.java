@@ -13,8 +13,9 @@ import java.util.List;
 
 /**
  * {@link MoneyPathCheckTest}'s programs with the ledger on H2 (the demo's embedded default), whose batches
- * take their own statements (a JDBC batch insert of the entries, the guarded net updates): the same model,
- * the same checks, another seed.
+ * take their own statements (a JDBC batch insert of the entries, the guarded net updates), and with charges
+ * combined ({@code warden.quota.combine-charges}: every charge through the rounds' priced-on deductions): the same
+ * model, the same checks, another seed.
  */
 class MoneyPathCheckOnH2Test {
 

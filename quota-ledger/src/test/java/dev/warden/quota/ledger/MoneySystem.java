@@ -82,11 +82,17 @@ final class MoneySystem implements AutoCloseable {
         this(redis, Support.freshPostgres(postgres), Dialect.POSTGRESQL);
     }
 
-    /** On H2 (the demo's embedded default), in memory: the same programs, through its own statements. */
+    /**
+     * On H2 (the demo's embedded default), in memory: the same programs, through its own statements, with charges
+     * combined ({@code warden.quota.combine-charges}).
+     */
     static MoneySystem onH2(RedisServer redis) {
         DataSource h2 = Support.h2();
         Ledger.migrate(h2);
-        return new MoneySystem(redis, h2, Dialect.H2);
+        MoneySystem system = new MoneySystem(redis, h2, Dialect.H2);
+        // Its charges go through the combined path (one hold, priced in rounds), PostgreSQL's one at a time: both checked.
+        system.settings.put("warden.quota.combine-charges", "true");
+        return system;
     }
 
     private MoneySystem(RedisServer redis, DataSource database, Dialect dialect) {
@@ -104,6 +110,8 @@ final class MoneySystem implements AutoCloseable {
         lockSettings.put("warden.lock.backend", "redis");
         lockSettings.put("warden.lock.endpoints", redis.uri());
         lockSettings.put("warden.lock.ttl", "5s");
+        // A cold JVM on a loaded machine (CI builds two modules at once) once took over 5 s: class loading, not the network.
+        lockSettings.put("warden.lock.connect-timeout", "30s");
         this.locks = LockClient.create(lockSettings);
         this.reconciler = Reconciler.create(settings, database);
     }

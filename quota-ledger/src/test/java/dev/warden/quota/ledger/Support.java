@@ -80,6 +80,7 @@ final class Support {
         // The consumers' partition locks (Redis on the quota endpoint by default): short, so a dead
         // consumer's partitions move on quickly.
         s.put("warden.lock.ttl", "2s");
+        s.put("warden.lock.connect-timeout", "30s"); // as the engine's: a cold JVM, not the network
         return s;
     }
 
