@@ -92,6 +92,14 @@ public final class Rows {
             rows.add(() -> new WardenLock("warden zookeeper", s.lock("zookeeper", "bench"), contended));
             rows.add(() -> new CuratorMutex(s.zookeeper().connectString(), contended, "curator-bench"));
         }
+        // Lease caching: the same client keeps what it releases. Its cost to a contender in another process shows
+        // with a client per thread, beside the same row without caching.
+        Map<String, Object> kept = new LinkedHashMap<>(s.lock("redis", "bench"));
+        kept.put("warden.lock.lease-cache", "1s");
+        for (LockContention contention : LockContention.values()) {
+            rows.add(() -> new WardenLock("warden redis, leases kept", kept, contention));
+        }
+        rows.add(() -> new WardenLock("warden redis", s.lock("redis", "bench"), LockContention.CONTENDED_CLIENT_PER_THREAD));
         // PostgreSQL: Warden's jdbc backend beside ShedLock's and Spring Integration's JDBC locks, also with a
         // client per thread, where the contenders meet only in the database (as separate processes would).
         for (LockContention contention : LockContention.values()) {
@@ -131,6 +139,18 @@ public final class Rows {
                 // The migrating step's lock is the backend moved to's, taken after the one left.
                 locked.put("warden.quota.lock", locked.get("warden.lock.backend"));
                 rows.add(() -> new LuaDeduct("warden " + backend + " lock + lua", locked, accounts, LuaDeduct.Mode.LOCKED));
+                if (backend.equals("redis")) {
+                    Map<String, Object> kept = new LinkedHashMap<>(locked);
+                    kept.put("warden.lock.lease-cache", "1s");
+                    rows.add(() -> new LuaDeduct("warden redis lock, leases kept + lua", kept, accounts, LuaDeduct.Mode.LOCKED));
+                }
+                if (backend.equals("redis") || backend.equals("etcd")) {
+                    // One hold for the charges waiting in the engine, priced in rounds (warden.quota.combine-charges).
+                    Map<String, Object> combined = new LinkedHashMap<>(locked);
+                    combined.put("warden.quota.combine-charges", "true");
+                    rows.add(() -> new LuaDeduct("warden " + backend + " lock, charges combined + lua", combined, accounts,
+                            LuaDeduct.Mode.LOCKED));
+                }
             }
             for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {
                 rows.add(() -> new SeedAlternatives(s.redis().uri(), accounts, style));

@@ -61,7 +61,8 @@ public final class BareRedisScripts implements Workload {
         String[] releaseKeys = {tag + ":lock"};
         String owner = "bare-" + index;
         return () -> {
-            List<Long> granted = redis.evalsha(acquire, ScriptOutputType.MULTI, acquireKeys, owner, "30000", "2500");
+            List<Long> granted = redis.evalsha(acquire, ScriptOutputType.MULTI, acquireKeys, owner, "30000", "2500", "1",
+                    tag + ":contenders", "PUBLISH");
             if (granted.get(0) != 1L) {
                 throw new IllegalStateException("lock " + tag + " was held");
             }
