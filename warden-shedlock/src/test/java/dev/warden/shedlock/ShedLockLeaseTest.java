@@ -182,7 +182,9 @@ class ShedLockLeaseTest {
     /**
      * With lockAtLeastFor = lockAtMostFor the release and the maximum hold time's end fall within a millisecond
      * of each other; where a grant takes microseconds (memory) the limit came first in 27 of 40 runs before the
-     * provider brought the release forward to the limit's earliest end.
+     * provider brought the release forward to the limit's earliest end. The limit is 3 s, not less: a task
+     * whose unlock comes after lockAtMostFor is lost by right, and a loaded machine once stalled one of 40 runs
+     * past 300 ms between the grant and the unlock. The runs overlap (unlock returns at once), so 3 s costs 3 s.
      */
     @Test
     @DisplayName("lockAtLeastFor = lockAtMostFor: 40 short runs all end in a release, none told lost")
@@ -193,9 +195,9 @@ class ShedLockLeaseTest {
             LockingTaskExecutor local = new DefaultLockingTaskExecutor(new WardenLockProvider(memory));
             for (int i = 0; i < 40; i++) {
                 local.executeWithLock((Runnable) () -> ShedLockLease.get().onLost(told::add),
-                        config(name + "-" + i, Duration.ofMillis(300), Duration.ofMillis(300)));
+                        config(name + "-" + i, Duration.ofSeconds(3), Duration.ofSeconds(3)));
             }
-            await(Duration.ofSeconds(3), () -> memory.admin().holders().isEmpty());
+            await(Duration.ofSeconds(15), () -> memory.admin().holders().isEmpty());
         }
         assertThat(told).as("losses told").isEmpty();
     }

@@ -47,7 +47,7 @@ class ExportJobExampleTest {
     void stopsWhenTheLeaseIsLost(@TempDir Path dir) throws Exception {
         String file = settings(dir);
         Captured out = new Captured();
-        CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> ExportJob.run(new String[] {file, "80", "250ms"},
+        CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> ExportJob.run(new String[] {file, "80", "3s"},
                 out.stream));
         Await.until(Duration.ofSeconds(30), "the job's first batch", () -> out.text().contains(" 1/80 written") || job.isDone());
         assertThat(job).as("output:%n%s", out).isNotDone();
