@@ -45,8 +45,13 @@ abstract class MigrationClauses {
             case "target" -> kit.targetSettings();
             default -> kit.settings();
         };
-        return kit.client(new LinkedHashMap<>(settings), observer);
+        // These clauses check exclusion and tokens, not timeouts: a loaded CI host once took over the kit's 500 ms
+        // for an etcd release under the side-by-side load, which a release reports as unconfirmed.
+        return kit.client(new LinkedHashMap<>(settings), observer, "request-timeout", STEP_REQUEST_TIMEOUT);
     }
+
+    /** Under the steps' TTL (2 s at least: every pair has etcd on one side). */
+    private static final Duration STEP_REQUEST_TIMEOUT = Duration.ofMillis(1500);
 
     @Test
     @DisplayName("tokens keep rising through left → migrating → target and back again, one holder after another")
