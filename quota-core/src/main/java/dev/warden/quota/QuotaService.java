@@ -167,8 +167,10 @@ public interface QuotaService extends AutoCloseable {
      * runs on the thread of the caller that combines, and may run again for a charge whose balance moved.
      *
      * <p>A charge is retried with its request id (after a timeout, say): when that id already deducted from
-     * this account, the retry answers {@link Outcome.Duplicate} with the first outcome and does not price
+     * this account, the retry answers {@link Outcome.Duplicate} with the first outcome and does not deduct
      * again, whatever the price would be now; when another kind of change used it, {@link Outcome.Conflict}.
+     * One hold per charge does not call {@code pricing} for such a retry; combined charges may, in a round
+     * priced before the records were read, and leave that price unused.
      *
      * @throws QuotaException {@link QuotaException.Reason#LOCK_TIMEOUT}, {@link QuotaException.Reason#LOCK_FAILED}
      *         (unless {@code warden.quota.lock-unavailable=proceed}), or any failure of the deduction

@@ -8,12 +8,14 @@
 -- A combined round's deductions of one account, each as one deduction above, in order:
 --   KEYS: marker, account, journal, then n request records
 --   ARGV: account, '-', '-', token, retention ms, marker value, 'many', n (1..64), then n triples
---   (amount, request id, balance priced on); answers the n replies, in order.
+--   (amount, request id, balance priced on); answers the n replies, in order. A round may be priced before its
+--   records were read: a request record of this account already there answers {'recorded', record} whatever it
+--   holds (the caller reads it as the first change with that id), before any amount or balance is compared.
 -- Order: validate -> partition marker -> idempotency -> account -> fence -> priced-on balance -> balance;
 -- then writes:
 -- fence high-water mark, decrement, journal XADD, request record.
 local function deduct(marker_key, account_key, record_key, journal_key, account, amount_text, request, token,
-                      retention, expected, priced_on)
+                      retention, expected, priced_on, combined)
   local bad = change_problem(account, request, amount_text)
   if bad then return bad end
   if token == nil or not token_ok(token) then return {'invalid_argument', 'token'} end
@@ -28,8 +30,17 @@ local function deduct(marker_key, account_key, record_key, journal_key, account,
   local problem = marker_problem(marker_key, expected)
   if problem then return problem end
 
-  local replay = replay_reply(record_key, 'deduct', account, amount_text)
-  if replay then return replay end
+  if combined then
+    local rec = redis.call('GET', record_key)
+    if rec then
+      local _, _, _, _, acct = parse_record(rec)
+      if acct == account then return {'recorded', rec} end
+      return replay_reply(record_key, 'deduct', account, amount_text) -- another account's: a conflict
+    end
+  else
+    local replay = replay_reply(record_key, 'deduct', account, amount_text)
+    if replay then return replay end
+  end
 
   local balance = redis.call('HGET', account_key, 'balance')
   if not balance then return {'not_found'} end
@@ -74,8 +85,8 @@ if ARGV[7] == 'many' then
   for i = 1, n do
     local a = 8 + 3 * (i - 1)
     replies[i] = deduct(KEYS[1], KEYS[2], KEYS[3 + i], KEYS[3], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[4], ARGV[5],
-      ARGV[6], ARGV[a + 3])
+      ARGV[6], ARGV[a + 3], true)
   end
   return replies
 end
-return deduct(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7] or '-')
+return deduct(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7] or '-', false)

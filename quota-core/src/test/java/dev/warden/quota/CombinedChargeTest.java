@@ -205,8 +205,58 @@ class CombinedChargeTest {
         Outcome.Applied applied = new Outcome.Applied(975, entries.get(1).id());
         assertThat(outcomes).containsOnly(applied, new Outcome.Duplicate(applied));
         assertThat(outcomes).filteredOn(o -> o instanceof Outcome.Applied).hasSize(1);
-        assertThat(priced).as("priced once").hasValue(1);
+        // A round after the first prices without reading the records; the script answers the retry with its record.
+        assertThat(priced.get()).as("priced at least once, its later prices unused").isBetween(1, 8);
         assertThat(locked.balance(account)).hasValue(975);
+    }
+
+    @Test
+    @DisplayName("a round priced without reading: a retry answers its first outcome even when its pricing now throws;"
+            + " a price refused there is priced again after a read")
+    void roundPricedWithoutReading() throws Exception {
+        String account = newAccount(locked, 10_000);
+        Outcome.Applied earlier = (Outcome.Applied) locked.charge(account, "earlier", balance -> 5);
+        Outcome.Applied earlierB = (Outcome.Applied) locked.charge(account, "earlier-b", balance -> 5);
+        Set<Thread> waiting = ConcurrentHashMap.newKeySet();
+        CountDownLatch pricing = new CountDownLatch(1);
+        AtomicInteger retryPriced = new AtomicInteger();
+        AtomicInteger zeroPriced = new AtomicInteger();
+        Future<Outcome> first = threads.submit(() -> locked.charge(account, "first", balance -> {
+            pricing.countDown();
+            // Round 1 reads; its reply tells the balance, so round 2 (the four queued now) prices without reading.
+            Await.until(DEADLINE, "four charges queued", () -> waiting.size() == 4
+                    && waiting.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+            return 10;
+        }));
+        assertThat(pricing.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("the first charge is priced").isTrue();
+        Future<Outcome> retry = queued(waiting, () -> locked.charge(account, "earlier", balance -> {
+            retryPriced.incrementAndGet();
+            throw new IllegalStateException("no price for a retry");
+        }));
+        Future<Outcome> zero = queued(waiting, () -> locked.charge(account, "zero", balance -> {
+            zeroPriced.incrementAndGet();
+            return 0;
+        }));
+        Future<Outcome> plain = queued(waiting, () -> locked.charge(account, "plain", balance -> 1));
+        // Priced otherwise than the first time: its record answers, not a conflict of amounts.
+        Future<Outcome> repriced = queued(waiting, () -> locked.charge(account, "earlier-b", balance -> 7));
+
+        assertThat(first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
+        assertThat(retry.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new Outcome.Duplicate(earlier));
+        assertThat(retryPriced).as("priced in the round that did not read, then answered by its record").hasValue(1);
+        assertThat(zero.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Outcome.InvalidAmount.class);
+        assertThat(zeroPriced).as("refused unread, priced again after its record was read").hasValue(2);
+        assertThat(plain.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
+        assertThat(repriced.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new Outcome.Duplicate(earlierB));
+        assertThat(locked.balance(account)).hasValue(10_000 - 5 - 5 - 10 - 1);
+        assertThat(entriesOf(account)).hasSize(5);
+    }
+
+    private Future<Outcome> queued(Set<Thread> waiting, java.util.concurrent.Callable<Outcome> charge) {
+        return threads.submit(() -> {
+            waiting.add(Thread.currentThread());
+            return charge.call();
+        });
     }
 
     @Test

@@ -23,9 +23,12 @@ import java.util.function.Supplier;
 /**
  * Charges of one account combined ({@code warden.quota.combine-charges}): the first caller of an account becomes its
  * combiner, takes the account's lock once and serves every charge of the account queued in this engine meanwhile,
- * in rounds of two round trips: the charges' idempotency records and the balance read together; then each charge
- * priced in turn on the balance the charges before it leave, and the deductions sent together, each applied by
- * {@code deduct.lua} only to the exact balance it was priced on. A deduction whose balance moved (someone deducted
+ * in rounds: the charges' idempotency records and the balance read together; then each charge priced in turn on
+ * the balance the charges before it leave, and the deductions sent together, each applied by {@code deduct.lua}
+ * only to the exact balance it was priced on. A round after one whose replies said what the balance became skips
+ * the reads: it prices on that balance and the script answers a charge whose request id it already holds with
+ * that record ({@code recorded}), before comparing anything; one round trip instead of two. Should the balance
+ * have moved meanwhile, the script refuses as for any stale price. A deduction whose balance moved (someone deducted
  * without the lock) is priced again in a later round; one that moved {@value #PRICED_AGAIN} times is charged alone.
  *
  * <p>Every applied deduction is thus priced on the balance it applied to, as under one lock per charge. What
@@ -165,6 +168,8 @@ final class CombinedCharges {
 
     /** Rounds under one hold (or none: no lock, or the backend failed and the settings say proceed). */
     private Void serve(String account, Line line, Lease lease) {
+        // The balance the last round's replies left, if they said: the next round prices on it without reading.
+        OptionalLong known = OptionalLong.empty();
         for (int round = 0; round < ROUNDS_PER_HOLD; round++) {
             List<Waiting> batch = take(line);
             if (batch.isEmpty()) {
@@ -178,7 +183,7 @@ final class CombinedCharges {
             }
             List<Waiting> again = new ArrayList<>();
             try {
-                round(account, batch, lease, again);
+                known = round(account, batch, lease, again, known);
             } catch (RuntimeException e) {
                 // What was sent may or may not have applied: answered as one charge alone would be, with the error;
                 // a retry with the request id answers as the first try did.
@@ -213,13 +218,41 @@ final class CombinedCharges {
         return batch;
     }
 
-    /** One round: answers each charge of the batch, or adds it to {@code again} to be priced in a later round. */
-    private void round(String account, List<Waiting> batch, Lease lease, List<Waiting> again) {
+    /**
+     * One round: answers each charge of the batch, or adds it to {@code again} to be priced in a later round. Priced
+     * on {@code known} without reading when it is present and no charge of the batch needs its record read first.
+     *
+     * @return the balance the round's replies say the account has now, if they say
+     */
+    private OptionalLong round(String account, List<Waiting> batch, Lease lease, List<Waiting> again, OptionalLong known) {
         if (deductions.knownSplit(account)) {
             // A split account's deduction may take several calls: each charge alone, in turn, under the same hold.
             batch.forEach(w -> w.answerWith(() -> single.charge(account, w.requestId, w.pricing, lease)));
-            return;
+            return OptionalLong.empty();
         }
+        boolean unread = known.isPresent() && batch.stream().noneMatch(w -> w.readFirst);
+        List<String> recorded;
+        long balance;
+        if (unread) {
+            recorded = null;
+            balance = known.getAsLong();
+        } else {
+            Read read = readRound(account, batch, again);
+            if (read == null) {
+                return OptionalLong.empty();
+            }
+            recorded = read.records();
+            balance = read.balance();
+        }
+        return price(account, batch, lease, again, recorded, balance);
+    }
+
+    /** What a round read: the batch's records, in order, and the balance. */
+    private record Read(List<String> records, long balance) {
+    }
+
+    /** The records of the batch and the balance, in one round trip; null when the batch was answered or queued again. */
+    private Read readRound(String account, List<Waiting> batch, List<Waiting> again) {
         // The records and the balance on the wire at once: one round trip.
         CompletableFuture<List<String>> records = deductions.sendRecordReads(account,
                 batch.stream().map(w -> w.requestId).toList());
@@ -231,20 +264,29 @@ final class CombinedCharges {
             } else {
                 again.addAll(batch); // learned split by the read: the next round charges each alone
             }
-            return;
+            return null;
         }
-        List<String> recorded = Errors.await(records, syncWaitNanos, endpoint, "read the records of " + account);
+        return new Read(Errors.await(records, syncWaitNanos, endpoint, "read the records of " + account), read.getAsLong());
+    }
+
+    /**
+     * Prices the batch on {@code balance} and sends its deductions; {@code recorded}: the batch's records, or null
+     * when they were not read (the script answers a recorded request id then).
+     */
+    private OptionalLong price(String account, List<Waiting> batch, Lease lease, List<Waiting> again,
+                               List<String> recorded, long balance) {
         long token = lease == null ? -1 : lease.fencingToken();
-        long balance = read.getAsLong();
+        OptionalLong after = OptionalLong.of(balance); // nothing applied: as read (or as the last round left it)
         List<Waiting> priced = new ArrayList<>(batch.size());
         List<Deductions.PricedDeduction> deductionsOfRound = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             Waiting w = batch.get(i);
-            Optional<Outcome> first = Deductions.recorded(recorded.get(i), account);
+            Optional<Outcome> first = recorded == null ? Optional.empty() : Deductions.recorded(recorded.get(i), account);
             if (first.isPresent()) {
                 w.answer(first.get()); // a retry: its first answer, not a second price
                 continue;
             }
+            w.readFirst = false;
             if (w.pricedAgain >= PRICED_AGAIN) {
                 again.add(w);
                 w.alone = true;
@@ -254,12 +296,20 @@ final class CombinedCharges {
             try {
                 price = w.pricing.price(balance);
             } catch (RuntimeException e) {
-                w.answer(e); // as a charge alone throws its pricing's exception to its caller
+                if (recorded == null) {
+                    readFirst(w, again); // a retry answers as its first charge did, whatever its pricing does now
+                } else {
+                    w.answer(e); // as a charge alone throws its pricing's exception to its caller
+                }
                 continue;
             }
             Optional<AmountProblem> problem = Amount.problem(price);
             if (problem.isPresent()) {
-                w.answer(new Outcome.InvalidAmount(problem.get()));
+                if (recorded == null) {
+                    readFirst(w, again);
+                } else {
+                    w.answer(new Outcome.InvalidAmount(problem.get()));
+                }
                 continue;
             }
             priced.add(w);
@@ -278,12 +328,16 @@ final class CombinedCharges {
                 Waiting w = priced.get(i);
                 @SuppressWarnings("unchecked")
                 List<Object> reply = replies.get(i) instanceof List<?> l ? (List<Object>) l : null;
-                if (Deductions.isMoved(reply) || Buckets.isDraining(reply)) {
+                after = balanceNow(reply, after);
+                if (Deductions.isRecorded(reply)) {
+                    w.answer(Deductions.recordedReply(reply, account)); // a retry: its first answer
+                } else if (Deductions.isMoved(reply) || Buckets.isDraining(reply)) {
                     w.pricedAgain++;
                     again.add(w);
                 } else if (Buckets.isSplit(reply)) {
                     deductions.learnedSplit(account, reply);
                     again.add(w);
+                    after = OptionalLong.empty();
                 } else {
                     w.answer(deductions.outcome(reply, account, token));
                 }
@@ -295,7 +349,39 @@ final class CombinedCharges {
             if (w.alone) {
                 it.remove();
                 w.answerWith(() -> single.charge(account, w.requestId, w.pricing, lease));
+                after = OptionalLong.empty(); // charged alone: its balance was not told here
             }
+        }
+        return after;
+    }
+
+    /** Its pricing failed in a round whose records were not read: priced again after a read, which may answer it. */
+    private static void readFirst(Waiting w, List<Waiting> again) {
+        w.readFirst = true;
+        again.add(w);
+    }
+
+    /**
+     * The balance after {@code reply}, where it says ({@code applied}: what it left; {@code insufficient},
+     * {@code moved}: what it found); otherwise {@code before}, as a reply that wrote nothing leaves the balance as it
+     * was. A stale {@code before} costs a {@code moved}, never money: every deduction is checked on the balance.
+     */
+    private static OptionalLong balanceNow(List<Object> reply, OptionalLong before) {
+        if (reply == null || reply.size() < 2 || !(reply.get(0) instanceof String status)
+                || !(reply.get(1) instanceof String value)) {
+            return before;
+        }
+        return switch (status) {
+            case "applied", "insufficient", "moved" -> parsed(value, before);
+            default -> before;
+        };
+    }
+
+    private static OptionalLong parsed(String value, OptionalLong otherwise) {
+        try {
+            return OptionalLong.of(Long.parseLong(value));
+        } catch (NumberFormatException e) {
+            return otherwise;
         }
     }
 
@@ -319,6 +405,8 @@ final class CombinedCharges {
         int pricedAgain;
         /** To be charged alone; only the combiner touches it. */
         boolean alone;
+        /** To be priced only after its record was read (its pricing failed in a round that did not read); combiner's. */
+        boolean readFirst;
         /** Guarded by this. */
         private Object answer;
         /** Guarded by this: an Outcome or exception was given (TAKE_OVER is not an answer). */

@@ -209,6 +209,18 @@ final class Deductions implements AutoCloseable {
         return Replies.outcome(reply, account, layout.markerOf(account), token);
     }
 
+    /** Whether a reply of {@link #sendPricedOn} is a request record of the account already there (a retry). */
+    static boolean isRecorded(List<Object> reply) {
+        return reply != null && reply.size() == 2 && "recorded".equals(reply.get(0));
+    }
+
+    /** The first answer a {@code recorded} reply of {@link #sendPricedOn} holds, as {@link #recorded} reads it. */
+    static Outcome recordedReply(List<Object> reply, String account) {
+        String record = reply.get(1) instanceof String s ? s : null;
+        return recorded(record, account).orElseThrow(() -> new QuotaException(Reason.PROTOCOL,
+                "unexpected script reply " + reply));
+    }
+
     /** Whether a reply of {@link #sendPricedOn} says the balance was not the one priced on. */
     static boolean isMoved(List<Object> reply) {
         return reply != null && !reply.isEmpty() && "moved".equals(reply.get(0));
