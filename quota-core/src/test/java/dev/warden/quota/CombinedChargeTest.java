@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -156,22 +157,12 @@ class CombinedChargeTest {
     void queuedChargesShareAHold() throws Exception {
         String account = newAccount(locked, 10_000);
         Set<Thread> waiting = ConcurrentHashMap.newKeySet();
-        CountDownLatch pricing = new CountDownLatch(1);
         List<Future<Outcome>> others = new ArrayList<>();
-        Future<Outcome> first = threads.submit(() -> locked.charge(account, "first", balance -> {
-            pricing.countDown();
-            // Priced while seven other callers are queued behind this one (each waiting for its answer).
-            Await.until(DEADLINE, "seven charges queued", () -> waiting.size() == 7
-                    && waiting.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
-            return 10;
-        }));
-        assertThat(pricing.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("the first charge is priced").isTrue();
+        // Priced while seven other callers are queued behind this one (each waiting for its answer).
+        Future<Outcome> first = pricedWhileQueued(account, waiting, 7, 10);
         for (int i = 0; i < 7; i++) {
             String rid = "queued-" + i;
-            others.add(threads.submit(() -> {
-                waiting.add(Thread.currentThread());
-                return locked.charge(account, rid, balance -> 1);
-            }));
+            others.add(queued(waiting, () -> locked.charge(account, rid, balance -> 1)));
         }
         assertThat(first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new Outcome.Applied(9_990,
                 entriesOf(account).get(1).id()));
@@ -218,17 +209,10 @@ class CombinedChargeTest {
         Outcome.Applied earlier = (Outcome.Applied) locked.charge(account, "earlier", balance -> 5);
         Outcome.Applied earlierB = (Outcome.Applied) locked.charge(account, "earlier-b", balance -> 5);
         Set<Thread> waiting = ConcurrentHashMap.newKeySet();
-        CountDownLatch pricing = new CountDownLatch(1);
         AtomicInteger retryPriced = new AtomicInteger();
         AtomicInteger zeroPriced = new AtomicInteger();
-        Future<Outcome> first = threads.submit(() -> locked.charge(account, "first", balance -> {
-            pricing.countDown();
-            // Round 1 reads; its reply tells the balance, so round 2 (the four queued now) prices without reading.
-            Await.until(DEADLINE, "four charges queued", () -> waiting.size() == 4
-                    && waiting.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
-            return 10;
-        }));
-        assertThat(pricing.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("the first charge is priced").isTrue();
+        // Round 1 reads; its reply tells the balance, so round 2 (the four queued now) prices without reading.
+        Future<Outcome> first = pricedWhileQueued(account, waiting, 4, 10);
         Future<Outcome> retry = queued(waiting, () -> locked.charge(account, "earlier", balance -> {
             retryPriced.incrementAndGet();
             throw new IllegalStateException("no price for a retry");
@@ -252,7 +236,25 @@ class CombinedChargeTest {
         assertThat(entriesOf(account)).hasSize(5);
     }
 
-    private Future<Outcome> queued(Set<Thread> waiting, java.util.concurrent.Callable<Outcome> charge) {
+    /**
+     * Charge "first" of {@code account}, its pricing (returning {@code price}) held until {@code n} callers counted in
+     * {@code waiting} are parked; returns once it is being priced.
+     */
+    private Future<Outcome> pricedWhileQueued(String account, Set<Thread> waiting, int n, long price)
+            throws InterruptedException {
+        CountDownLatch pricing = new CountDownLatch(1);
+        Future<Outcome> first = threads.submit(() -> locked.charge(account, "first", balance -> {
+            pricing.countDown();
+            Await.until(DEADLINE, n + " charges queued", () -> waiting.size() == n
+                    && waiting.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+            return price;
+        }));
+        assertThat(pricing.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("the first charge is priced").isTrue();
+        return first;
+    }
+
+    /** A charge on a pool thread that is first counted in {@code waiting}. */
+    private Future<Outcome> queued(Set<Thread> waiting, Callable<Outcome> charge) {
         return threads.submit(() -> {
             waiting.add(Thread.currentThread());
             return charge.call();
