@@ -41,7 +41,7 @@ class CombinedChargeTest {
 
     private static final KeyLayout LAYOUT = new KeyLayout(16);
     private static final Duration DEADLINE = Duration.ofSeconds(30);
-    /** Rounds a charge whose balance moved is priced in before it is charged alone (CombinedCharges.PRICED_AGAIN). */
+    /** Rounds a charge whose balance moved is priced in before it is charged alone (CombinedRound.PRICED_AGAIN). */
     private static final int CHARGED_ALONE_AFTER = 3;
 
     private static QuotaService locked;

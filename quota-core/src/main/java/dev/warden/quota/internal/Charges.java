@@ -38,8 +38,8 @@ final class Charges {
         this.holds = holds;
         this.syncWaitNanos = syncWaitNanos;
         this.endpoint = endpoint;
-        this.combined = combine ? new CombinedCharges(locks, deductions, service::balance, this::alone, syncWaitNanos,
-                endpoint) : null;
+        this.combined = combine ? new CombinedCharges(locks, new CombinedRound(deductions, service::balance, this::alone,
+                syncWaitNanos, endpoint)) : null;
     }
 
     Outcome charge(String account, String requestId, Pricing pricing) {
