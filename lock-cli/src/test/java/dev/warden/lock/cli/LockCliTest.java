@@ -6,6 +6,7 @@ import dev.warden.lock.LockClient;
 import dev.warden.lock.LostReason;
 import dev.warden.testkit.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,8 +29,20 @@ class LockCliTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
+    /**
+     * Connecting is not what this class tests: a cold JVM's first Lettuce connection on a loaded CI host has taken
+     * longer than the 5 s default, so every client here (the holder's and each command's) gets 20 s, as the kit's do.
+     */
+    private static final String CONNECT_TIMEOUT = "20s";
+
     private final String namespace = "cli-" + UUID.randomUUID().toString().substring(0, 8);
     private LockClient holderClient;
+    private Path slowConnect;
+
+    @BeforeEach
+    void settingsFile(@TempDir Path dir) throws Exception {
+        slowConnect = Files.writeString(dir.resolve("connect.properties"), "warden.lock.connect-timeout=" + CONNECT_TIMEOUT + "\n");
+    }
 
     @AfterEach
     void close() {
@@ -49,9 +62,9 @@ class LockCliTest {
     }
 
     private String[] with(String... args) {
-        String[] all = java.util.Arrays.copyOf(args, args.length + 6);
-        System.arraycopy(new String[] {"--backend", "redis", "--endpoints", redis.server().uri(), "--namespace", namespace}, 0,
-                all, args.length, 6);
+        String[] all = java.util.Arrays.copyOf(args, args.length + 8);
+        System.arraycopy(new String[] {"--backend", "redis", "--endpoints", redis.server().uri(), "--namespace", namespace,
+                "--settings", slowConnect.toString()}, 0, all, args.length, 8);
         return all;
     }
 
@@ -59,7 +72,7 @@ class LockCliTest {
     @DisplayName("list prints every held lock; show prints the holder and its token; release by that token ends the hold, the holder is told FORCED; then show says free")
     void showAndRelease() throws Exception {
         holderClient = LockClient.create(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.server().uri(),
-                "warden.lock.namespace", namespace, "warden.lock.ttl", "900ms"));
+                "warden.lock.namespace", namespace, "warden.lock.ttl", "900ms", "warden.lock.connect-timeout", CONNECT_TIMEOUT));
         Lease lease = holderClient.lock("merchant:42").acquire();
         CompletableFuture<LeaseLost> lost = new CompletableFuture<>();
         lease.onLost(lost::complete);
@@ -97,9 +110,9 @@ class LockCliTest {
     void settingsFileAndUsage(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("warden.properties");
         Files.writeString(file, "warden.lock.backend=redis\nwarden.lock.endpoints=" + redis.server().uri()
-                + "\nwarden.lock.namespace=" + namespace + "\n");
+                + "\nwarden.lock.namespace=" + namespace + "\nwarden.lock.connect-timeout=" + CONNECT_TIMEOUT + "\n");
         holderClient = LockClient.create(Map.of("warden.lock.backend", "redis", "warden.lock.endpoints", redis.server().uri(),
-                "warden.lock.namespace", namespace));
+                "warden.lock.namespace", namespace, "warden.lock.connect-timeout", CONNECT_TIMEOUT));
         Lease lease = holderClient.lock("job").acquire();
         assertThat(run("show", "job", "--settings", file.toString()).out()).contains("with token " + lease.fencingToken());
         Ran noWhy = run("release", "job", "--token", Long.toString(lease.fencingToken()), "--operator", "alice",
