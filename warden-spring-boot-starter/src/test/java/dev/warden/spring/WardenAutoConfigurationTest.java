@@ -62,7 +62,7 @@ class WardenAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(WardenLockAutoConfiguration.class, WardenQuotaAutoConfiguration.class,
                     WardenHealthAutoConfiguration.class))
             // Connecting is not what these tests check: a cold JVM on a loaded host once took over the 5 s default.
-            .withPropertyValues("warden.quota.connect-timeout=20s");
+            .withPropertyValues("warden.quota.connect-timeout=20s", "warden.lock.connect-timeout=20s");
 
     String[] redisLock() {
         return new String[] {"warden.lock.backend=redis", "warden.lock.endpoints=" + redis.server().uri(),

@@ -111,7 +111,8 @@ class WithLockTest {
             runner(BillingConfiguration.class).run(context -> {
                 Billing billing = context.getBean(Billing.class);
                 try (LockClient other = LockClient.create(java.util.Map.of("warden.lock.backend", "redis",
-                        "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace));
+                        "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace,
+                        "warden.lock.connect-timeout", "20s"));
                      Lease held = other.lock("merchant:43").acquire()) {
                     assertThatThrownBy(() -> billing.charge("43"))
                             .isInstanceOfSatisfying(LockTimeoutException.class, e -> {
@@ -132,7 +133,8 @@ class WithLockTest {
             runner(BillingConfiguration.class).run(context -> {
                 Billing billing = context.getBean(Billing.class);
                 try (LockClient other = LockClient.create(java.util.Map.of("warden.lock.backend", "redis",
-                        "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace));
+                        "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", namespace,
+                        "warden.lock.connect-timeout", "20s"));
                      Lease held = other.lock("nightly").acquire()) {
                     assertThat(billing.nightly()).isNull();
                 }

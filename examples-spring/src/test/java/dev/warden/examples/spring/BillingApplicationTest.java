@@ -40,6 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         // A short TTL: renewals every ~330 ms, so a deleted lock is noticed quickly.
         "warden.lock.ttl=1s",
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        "warden.lock.connect-timeout=20s", "warden.quota.connect-timeout=20s",
         "billing.settlement.steps=100",
         "billing.settlement.step=100ms",
         "billing.lock-wait=20s"})

@@ -41,6 +41,8 @@ class LedgerCliTest {
     record Run(int code, String out, String err) {
     }
 
+    private static final String CONNECT_TIMEOUT = "warden.quota.connect-timeout";
+
     static synchronized Run run(String... args) {
         PrintStream original = System.out;
         PrintStream originalErr = System.err;
@@ -48,10 +50,14 @@ class LedgerCliTest {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        // The lowest layer of the CLI's settings: --redis-connect-timeout and --settings still win over it.
+        System.setProperty(CONNECT_TIMEOUT, "20s");
         try {
             int code = LedgerCli.run(args);
             return new Run(code, buffer.toString(StandardCharsets.UTF_8), errors.toString(StandardCharsets.UTF_8));
         } finally {
+            System.clearProperty(CONNECT_TIMEOUT);
             System.setOut(original);
             System.setErr(originalErr);
         }

@@ -43,8 +43,9 @@ class WardenBoot3HealthAutoConfigurationTest {
     }
 
     Map<String, String> quotaSettings(String namespace) {
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
         return Map.of("warden.quota.endpoint", redis.server().uri(), "warden.quota.namespace", namespace,
-                "warden.quota.partitions", "2");
+                "warden.quota.partitions", "2", "warden.quota.connect-timeout", "20s", "warden.lock.connect-timeout", "20s");
     }
 
     static void until(Duration deadline, String what, BooleanSupplier condition) {

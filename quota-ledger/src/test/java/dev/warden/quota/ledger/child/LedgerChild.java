@@ -50,6 +50,9 @@ public final class LedgerChild {
         settings.put("warden.quota.endpoint", redis);
         settings.put("warden.quota.request-timeout", "3s");
         settings.put("warden.lock.ttl", "2s");
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        settings.put("warden.quota.connect-timeout", "20s");
+        settings.put("warden.lock.connect-timeout", "20s");
         LedgerConsumer consumer = LedgerConsumer.builder(settings, freezable(pool, control.resolve("freeze"),
                         control.resolve("freeze-in-transaction")))
                 .consumerName(name).batchSize(100).blockTime(Duration.ofMillis(200)).sweepInterval(Duration.ofMillis(300))
