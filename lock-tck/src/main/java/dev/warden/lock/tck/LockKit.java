@@ -128,11 +128,12 @@ public abstract class LockKit {
         return closeAfter(LockClient.create(s, observer));
     }
 
-    /** The settings of {@link #client}, in this namespace, with no overrides. */
+    /** The settings of {@link #client}, in this namespace, with no overrides (and the product's request timeout). */
     protected Map<String, Object> withNamespace() {
         Map<String, Object> s = new LinkedHashMap<>(settings());
         s.put("warden.lock.namespace", namespace);
         s.put("warden.lock.ttl", ttl());
+        s.put("warden.lock.connect-timeout", CONNECT_TIMEOUT); // as every other client of the kit: see #client
         return s;
     }
 
