@@ -67,7 +67,8 @@ class BucketsTest {
     }
 
     static Map<String, String> settings() {
-        return Map.of("warden.quota.endpoint", redis.server().uri(), "warden.quota.partitions", Integer.toString(PARTITIONS));
+        return ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.partitions", Integer.toString(PARTITIONS)));
     }
 
     static String opened(long balance) {

@@ -54,7 +54,7 @@ class CombinedChargeTest {
         locked = QuotaService.create(settings("warden.quota.lock", "redis", "warden.lock.namespace", "combined",
                 "warden.lock.ttl", "10s"));
         unlocked = QuotaService.create(settings());
-        plain = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()));
+        plain = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri())));
         threads = Executors.newFixedThreadPool(16);
     }
 
@@ -67,7 +67,7 @@ class CombinedChargeTest {
     }
 
     private static Map<String, String> settings(String... more) {
-        Map<String, String> s = new HashMap<>(Map.of("warden.quota.endpoint", redis.server().uri(),
+        Map<String, String> s = ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
                 "warden.quota.combine-charges", "true"));
         for (int i = 0; i + 1 < more.length; i += 2) {
             s.put(more[i], more[i + 1]);
@@ -319,8 +319,9 @@ class CombinedChargeTest {
     @DisplayName("the account's lock held elsewhere past lock-wait: every queued charge is LOCK_TIMEOUT, nothing deducted")
     void lockTimeoutFailsTheQueue() throws Exception {
         String account = newAccount(locked, 1_000);
-        try (dev.warden.lock.LockClient other = dev.warden.lock.LockClient.create(Map.of("warden.lock.backend", "redis",
-                     "warden.lock.endpoints", redis.server().uri(), "warden.lock.namespace", "combined"));
+        try (dev.warden.lock.LockClient other = dev.warden.lock.LockClient.create(ConnectTimeouts.with(Map.of(
+                     "warden.lock.backend", "redis", "warden.lock.endpoints", redis.server().uri(),
+                     "warden.lock.namespace", "combined")));
              QuotaService impatient = QuotaService.create(settings("warden.quota.lock", "redis",
                      "warden.lock.namespace", "combined", "warden.quota.lock-wait", "300ms"));
              dev.warden.lock.Lease held = other.lock(locked.lockName(account)).acquire()) {

@@ -34,10 +34,10 @@ class ConfigurationTest {
     @Test
     @DisplayName("a lock backend that is not on the class path is a CONFIGURATION error, not a silent unlocked charge")
     void missingLockBackend() {
-        QuotaException e = catchThrowableOfType(QuotaException.class, () -> QuotaService.create(Map.of(
+        QuotaException e = catchThrowableOfType(QuotaException.class, () -> QuotaService.create(ConnectTimeouts.with(Map.of(
                 "warden.quota.endpoint", redis.server().uri(),
                 "warden.quota.lock", "etcd",
-                "warden.lock.endpoints", "http://127.0.0.1:2379")));
+                "warden.lock.endpoints", "http://127.0.0.1:2379"))));
         assertThat(e.reason()).isEqualTo(QuotaException.Reason.CONFIGURATION);
         e = catchThrowableOfType(QuotaException.class, () -> QuotaService.create(Map.of(
                 "warden.quota.endpoint", redis.server().uri(), "warden.quota.lock", "zookeeper")));
@@ -56,6 +56,7 @@ class ConfigurationTest {
         p.setProperty("warden.quota.endpoint", redis.server().uri());
         p.setProperty("warden.quota.idempotency-retention", "1d");
         p.setProperty("warden.quota.partitions", "64");
+        p.putAll(ConnectTimeouts.SETTINGS);
         try (QuotaService quota = QuotaService.create(p)) {
             assertThat(quota.open("m-props", 1)).isInstanceOf(Outcome.Applied.class);
             assertThat(redis.server().command("EXISTS", "quota:{p" + new dev.warden.quota.redis.KeyLayout(64)

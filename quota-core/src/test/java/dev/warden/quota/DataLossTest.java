@@ -25,7 +25,8 @@ class DataLossTest {
     @Test
     @DisplayName("after a restart that lost everything, deduct, top-up and balance report DATA_LOST and write nothing")
     void lostData() {
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint",
+                redis.server().uri())))) {
             String account = "m-" + UUID.randomUUID();
             quota.open(account, 1_000);
             quota.deduct(account, 10, UUID.randomUUID().toString());
@@ -51,7 +52,8 @@ class DataLossTest {
     void partitionCountChanged() {
         Set<Integer> covered = new HashSet<>();
         KeyLayout sixteen = new KeyLayout(16);
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint",
+                redis.server().uri())))) {
             while (covered.size() < 16) {
                 String account = "m-" + UUID.randomUUID();
                 if (covered.add(sixteen.partition(account))) {
@@ -59,8 +61,8 @@ class DataLossTest {
                 }
             }
         }
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.partitions", "8"))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.partitions", "8")))) {
             QuotaException e = catchThrowableOfType(QuotaException.class,
                     () -> quota.deduct("m-" + UUID.randomUUID(), 1, "r"));
             assertThat(e.reason()).isEqualTo(QuotaException.Reason.PARTITIONS_CHANGED);

@@ -36,7 +36,7 @@ class EvictionPolicyTest {
     void refusedUnlessAllowed(String policy) {
         redis.server().command("CONFIG", "SET", "maxmemory-policy", policy);
         QuotaException refused = catchThrowableOfType(QuotaException.class,
-                () -> QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri())));
+                () -> QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri()))));
         assertThat(refused.reason()).isEqualTo(QuotaException.Reason.CONFIGURATION);
         assertThat(refused.getMessage()).contains("maxmemory-policy " + policy, "noeviction",
                 "warden.quota.allow-eviction=true");
@@ -44,8 +44,8 @@ class EvictionPolicyTest {
         PrintStream original = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.allow-eviction", "true"))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.allow-eviction", "true")))) {
             assertThat(quota.open("evict-" + policy + "-" + System.nanoTime(), 10).isApplied()).isTrue();
         } finally {
             System.setErr(original);
@@ -58,7 +58,8 @@ class EvictionPolicyTest {
     @DisplayName("noeviction starts without a word")
     void noEvictionStarts(String policy) {
         redis.server().command("CONFIG", "SET", "maxmemory-policy", policy);
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint",
+                redis.server().uri())))) {
             assertThat(quota.toString()).contains("QuotaService");
         }
     }

@@ -30,7 +30,7 @@ class FencedChargeTest {
     static final KeyLayout LAYOUT = new KeyLayout(16);
 
     static Map<String, String> settings(String... more) {
-        Map<String, String> s = new java.util.HashMap<>(Map.of("warden.quota.endpoint", redis.server().uri()));
+        Map<String, String> s = ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri()));
         for (int i = 0; i + 1 < more.length; i += 2) {
             s.put(more[i], more[i + 1]);
         }
@@ -119,10 +119,11 @@ class FencedChargeTest {
     void frozenHolderIsRefused() {
         String namespace = "fence-" + UUID.randomUUID();
         String account = "m-" + UUID.randomUUID();
-        URI direct = URI.create(redis.server().uri() + "?namespace=" + namespace + "&ttl=1s");
+        URI direct = URI.create(redis.server().uri() + "?namespace=" + namespace + "&ttl=1s"
+                + "&connect-timeout=" + ConnectTimeouts.CONNECT_TIMEOUT);
         try (TcpProxy proxy = TcpProxy.start(redis.server().host(), redis.server().port());
              LockClient holderLocks = LockClient.create(URI.create("redis://" + proxy.host() + ":" + proxy.port()
-                     + "?namespace=" + namespace + "&ttl=1s"));
+                     + "?namespace=" + namespace + "&ttl=1s&connect-timeout=" + ConnectTimeouts.CONNECT_TIMEOUT));
              LockClient otherLocks = LockClient.create(direct);
              QuotaService quota = QuotaService.create(settings())) {
             quota.open(account, 1_000);
@@ -190,7 +191,8 @@ class FencedChargeTest {
     @Test
     @DisplayName("a lease of another lock cannot fence an account")
     void leaseOfAnotherLock() {
-        try (LockClient locks = LockClient.create(URI.create(redis.server().uri() + "?namespace=other"));
+        try (LockClient locks = LockClient.create(URI.create(redis.server().uri() + "?namespace=other&connect-timeout="
+                + ConnectTimeouts.CONNECT_TIMEOUT));
              QuotaService quota = QuotaService.create(settings())) {
             String account = "m-" + UUID.randomUUID();
             quota.open(account, 10);

@@ -39,8 +39,8 @@ class HoldChargeTest {
 
     @BeforeAll
     static void connect() {
-        quota = QuotaFactory.create(Map.of("warden.quota.endpoint", redis.server().uri(), "warden.quota.lock", "redis",
-                "warden.quota.idempotency-retention", "10m"), new QuotaListener() {
+        quota = QuotaFactory.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.lock", "redis", "warden.quota.idempotency-retention", "10m")), new QuotaListener() {
                 }, clock);
     }
 

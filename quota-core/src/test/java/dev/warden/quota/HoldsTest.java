@@ -50,7 +50,8 @@ class HoldsTest {
     }
 
     static Map<String, String> settings() {
-        return Map.of("warden.quota.endpoint", redis.server().uri(), "warden.quota.idempotency-retention", "10m");
+        return ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.idempotency-retention", "10m"));
     }
 
     static String fresh(String prefix) {

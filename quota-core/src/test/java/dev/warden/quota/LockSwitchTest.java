@@ -47,7 +47,8 @@ class LockSwitchTest {
     static Map<String, Object> settings(String namespace, String backend, int epoch) {
         Map<String, Object> s = new HashMap<>(Map.of("warden.quota.endpoint", redis.server().uri(),
                 "warden.quota.lock", backend, "warden.lock.namespace", namespace, "warden.lock.ttl", "10s",
-                "warden.lock.connect-timeout", "20s", "warden.lock.fencing-epoch", Integer.toString(epoch)));
+                "warden.lock.fencing-epoch", Integer.toString(epoch)));
+        s.putAll(ConnectTimeouts.SETTINGS);
         if (backend.equals("etcd")) {
             s.put("warden.lock.endpoints", etcd.endpoints());
         }

@@ -40,6 +40,7 @@ class LockUnavailableTest {
         s.put("warden.lock.endpoints", lockRedis.server().uri());
         s.put("warden.lock.namespace", "charge-" + UUID.randomUUID());
         s.put("warden.lock.ttl", "2s");
+        s.putAll(ConnectTimeouts.SETTINGS);
         return s;
     }
 

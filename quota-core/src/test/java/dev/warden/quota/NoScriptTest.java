@@ -39,8 +39,8 @@ class NoScriptTest {
 
     @BeforeAll
     static void connect() {
-        quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.request-timeout", "2s"));
+        quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.request-timeout", "2s")));
     }
 
     @AfterAll

@@ -39,7 +39,7 @@ class PostingsTest {
 
     @BeforeAll
     static void connect() {
-        quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()));
+        quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri())));
     }
 
     @AfterAll

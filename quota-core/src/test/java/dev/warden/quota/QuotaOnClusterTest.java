@@ -95,7 +95,7 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
         last.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
         try {
             QuotaException refused = catchThrowableOfType(QuotaException.class,
-                    () -> QuotaService.create(Map.of("warden.quota.endpoint", endpoint())).close());
+                    () -> QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", endpoint()))).close());
             assertThat(refused.reason()).isEqualTo(QuotaException.Reason.CONFIGURATION);
             assertThat(refused.getMessage()).contains("allkeys-lru");
         } finally {
@@ -106,7 +106,8 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
     @DisplayName("holds: each script and the sweep stay in the partition's slot on its primary; expiry sweeps every primary")
     void holdsOnTheirPrimaries() {
         VirtualClock clock = new VirtualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
-        try (QuotaService quota = dev.warden.quota.internal.QuotaFactory.create(Map.of("warden.quota.endpoint", endpoint()),
+        try (QuotaService quota = dev.warden.quota.internal.QuotaFactory.create(
+                ConnectTimeouts.with(Map.of("warden.quota.endpoint", endpoint())),
                 new QuotaListener() {
                 }, clock)) {
             quota.expireHolds(); // what other tests left due on this clock
@@ -137,7 +138,7 @@ class QuotaOnClusterTest extends ConcurrencyContractTest {
     @Test
     @DisplayName("named balances: openBalance, post and balances stay in the account's slot on its primary")
     void postingsOnTheirPrimaries() {
-        try (QuotaService quota = QuotaService.create(Map.of("warden.quota.endpoint", endpoint()))) {
+        try (QuotaService quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", endpoint())))) {
             Set<RedisServer> used = new HashSet<>();
             for (int i = 0; i < 24; i++) {
                 String account = "post-" + i + "-" + UUID.randomUUID();

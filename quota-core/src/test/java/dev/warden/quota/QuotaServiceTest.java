@@ -38,8 +38,8 @@ class QuotaServiceTest {
 
     @BeforeAll
     static void connect() {
-        quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.idempotency-retention", "10m"));
+        quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.idempotency-retention", "10m")));
     }
 
     @AfterAll
@@ -362,7 +362,7 @@ class QuotaServiceTest {
     @Test
     @DisplayName("a closed service refuses calls")
     void closed() {
-        QuotaService other = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()));
+        QuotaService other = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri())));
         other.close();
         other.close();
         assertThat(catchThrowableOfType(QuotaException.class, () -> other.deduct("a", 1, "r")).reason())

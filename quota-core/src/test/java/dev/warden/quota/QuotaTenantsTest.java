@@ -55,6 +55,7 @@ class QuotaTenantsTest {
         s.put("warden.quota.namespace", namespace);
         s.put("warden.quota.redis.username", user);
         s.put("warden.quota.redis.password-file", dir.resolve(passwordFile).toString());
+        s.putAll(ConnectTimeouts.SETTINGS);
         return s;
     }
 

@@ -64,6 +64,7 @@ class QuotaTlsTest {
     void mutualTls() {
         Map<String, Object> s = settings(TLS);
         s.put("warden.quota.lock", "redis");
+        s.put("warden.lock.connect-timeout", ConnectTimeouts.CONNECT_TIMEOUT);
         try (QuotaService q = QuotaService.create(s)) {
             q.open("tls-1", 100);
             assertThat(q.deduct("tls-1", 40, "r1")).isInstanceOf(Outcome.Applied.class);

@@ -33,8 +33,8 @@ class SharedConnectorTest {
     @Test
     @DisplayName("a service over a borrowed connector deducts on two connections of its client, and closes only those")
     void borrowed() {
-        QuotaConfig config = QuotaConfig.from(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.namespace", "shared"));
+        QuotaConfig config = QuotaConfig.from(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.namespace", "shared")));
         try (RedisConnector connector = RedisConnector.create(config)) {
             RedisConnection own = connector.connect();
             long before = clients();
@@ -56,7 +56,7 @@ class SharedConnectorTest {
     @Test
     @DisplayName("settings naming another Redis than the connector's are refused")
     void anotherRedis() {
-        QuotaConfig config = QuotaConfig.from(Map.of("warden.quota.endpoint", redis.server().uri()));
+        QuotaConfig config = QuotaConfig.from(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri())));
         QuotaConfig elsewhere = QuotaConfig.from(Map.of("warden.quota.endpoint", "redis://127.0.0.1:1"));
         try (RedisConnector connector = RedisConnector.create(config)) {
             assertThatThrownBy(() -> QuotaServices.over(connector, elsewhere))

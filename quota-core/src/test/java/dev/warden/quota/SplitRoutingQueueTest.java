@@ -32,8 +32,8 @@ class SplitRoutingQueueTest {
     @Test
     @DisplayName("a full line refuses at once (UNAVAILABLE, while Redis is frozen), and every deduction retried with its id applies exactly once")
     void fullLineRefusesAtOnce() throws Exception {
-        try (QuotaService q = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri(),
-                "warden.quota.request-timeout", "10s"))) {
+        try (QuotaService q = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri(),
+                "warden.quota.request-timeout", "10s")))) {
             String account = "hot-" + UUID.randomUUID();
             long opening = 1_000_000;
             assertThat(q.open(account, opening).isApplied()).isTrue();

@@ -2,6 +2,7 @@ package dev.warden.quota.internal;
 
 import dev.warden.quota.redis.KeyLayout;
 
+import dev.warden.quota.ConnectTimeouts;
 import dev.warden.quota.QuotaService;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.RedisServerExtension;
@@ -41,7 +42,7 @@ class ScriptsTest {
 
     @BeforeAll
     static void connect() {
-        quota = QuotaService.create(Map.of("warden.quota.endpoint", redis.server().uri()));
+        quota = QuotaService.create(ConnectTimeouts.with(Map.of("warden.quota.endpoint", redis.server().uri())));
     }
 
     @AfterAll
