@@ -68,6 +68,8 @@ class EtcdQueueTest {
         s.put("warden.lock.endpoints", server.endpoints());
         s.put("warden.lock.namespace", namespace);
         s.put("warden.lock.ttl", ttl);
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        s.put("warden.lock.connect-timeout", "20s");
         LockClient c = LockClient.create(s);
         closeAfter.add(c);
         return c;

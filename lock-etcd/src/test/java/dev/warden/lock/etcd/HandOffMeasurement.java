@@ -56,6 +56,8 @@ public final class HandOffMeasurement {
         s.put("warden.lock.endpoints", server.endpoints());
         s.put("warden.lock.namespace", "measure");
         s.put("warden.lock.ttl", ttl);
+        // A cold JVM's first connection on a loaded host can take over the 5 s default; connecting is not what this measures.
+        s.put("warden.lock.connect-timeout", "20s");
         return s;
     }
 

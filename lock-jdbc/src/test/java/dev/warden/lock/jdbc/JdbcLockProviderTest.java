@@ -40,6 +40,12 @@ class JdbcLockProviderTest {
         return s;
     }
 
+    /**
+     * The connect timeout of the clients that do connect: a cold JVM's first connection under CI load can take over the
+     * 5 s default (and the 3 s {@link #settings} keeps for the refusals); connecting is not what these tests test.
+     */
+    private static final Duration CONNECTS_WITHIN = Duration.ofSeconds(20);
+
     private static LockException refused(Map<String, Object> settings) {
         try (LockClient c = LockClient.create(settings)) {
             throw new AssertionError("opened " + c);
@@ -52,7 +58,7 @@ class JdbcLockProviderTest {
     @Test
     @DisplayName("is chosen by configuration: a client of the jdbc backend takes a lock another client sees")
     void chosenByConfiguration() {
-        Map<String, Object> s = settings();
+        Map<String, Object> s = settings("warden.lock.connect-timeout", CONNECTS_WITHIN);
         try (LockClient a = LockClient.create(s); LockClient b = LockClient.create(s)) {
             assertThat(a.backend()).isEqualTo("jdbc");
             try (Lease held = a.lock("report").acquire()) {
@@ -107,13 +113,13 @@ class JdbcLockProviderTest {
     @DisplayName("a user without privileges on the lock table: ACCESS_DENIED when it takes a lock, nothing held")
     void withoutPrivileges() {
         // The table exists (another client created it); this user may log in, not touch it.
-        try (LockClient owner = LockClient.create(settings())) {
+        try (LockClient owner = LockClient.create(settings("warden.lock.connect-timeout", CONNECTS_WITHIN))) {
             owner.lock("warm-up").acquire().release();
         }
         String role = "nopriv_" + UUID.randomUUID().toString().substring(0, 8);
         server().psql("CREATE ROLE " + role + " LOGIN");
         try (LockClient c = LockClient.create(settings("warden.lock.jdbc.username", role,
-                "warden.lock.jdbc.create-schema", "false"))) {
+                "warden.lock.jdbc.create-schema", "false", "warden.lock.connect-timeout", CONNECTS_WITHIN))) {
             assertThatThrownBy(() -> c.lock("report").tryAcquire(Duration.ofSeconds(2)))
                     .isInstanceOfSatisfying(LockException.class, e -> {
                         assertThat(e.reason()).isEqualTo(LockException.Reason.ACCESS_DENIED);

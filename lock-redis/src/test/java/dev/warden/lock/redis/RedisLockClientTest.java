@@ -26,7 +26,7 @@ class RedisLockClientTest {
 
     @Test
     void aWaiterInAnotherClientTakesTheLockSoonAfterItIsReleased() throws Exception {
-        URI uri = URI.create(redis.server().uri() + "?namespace=smoke&ttl=10s");
+        URI uri = URI.create(redis.server().uri() + "?namespace=smoke&ttl=10s&connect-timeout=20s");
         try (LockClient first = LockClient.create(uri); LockClient second = LockClient.create(uri)) {
             assertThat(first.backend()).isEqualTo("redis");
             Lease held = first.lock("merchant-42").acquire();
@@ -50,7 +50,7 @@ class RedisLockClientTest {
 
     @Test
     void aContenderInTheSameClientTakesOverInTheReleasesOwnStepUnlessAnotherClientWaits() throws Exception {
-        URI uri = URI.create(redis.server().uri() + "?namespace=handoff&ttl=10s");
+        URI uri = URI.create(redis.server().uri() + "?namespace=handoff&ttl=10s&connect-timeout=20s");
         try (LockClient client = LockClient.create(uri)) {
             Lease held = client.lock("m").acquire();
             // An async acquire queues in the client before acquireAsync returns.

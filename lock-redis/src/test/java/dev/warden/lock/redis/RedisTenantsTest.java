@@ -86,6 +86,8 @@ class RedisTenantsTest {
         s.put("warden.lock.endpoints", redis.server().uri());
         s.put("warden.lock.namespace", namespace);
         s.put("warden.lock.request-timeout", "2s");
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        s.put("warden.lock.connect-timeout", "20s");
         return s;
     }
 

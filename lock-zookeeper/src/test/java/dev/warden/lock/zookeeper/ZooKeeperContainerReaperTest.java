@@ -32,9 +32,10 @@ class ZooKeeperContainerReaperTest {
     @DisplayName("40 rounds on fresh names, each racing the reaper for the emptied namespace node: every acquire succeeds")
     void parentReapedBeforeTheChildIsCreated() {
         String namespace = "reaper";
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
         try (LockClient client = LockClient.create(Map.of("warden.lock.backend", "zookeeper",
                 "warden.lock.endpoints", zookeeper.server().endpoint(), "warden.lock.namespace", namespace,
-                "warden.lock.ttl", "2s", "warden.lock.outage-tolerance", "0s"));
+                "warden.lock.ttl", "2s", "warden.lock.outage-tolerance", "0s", "warden.lock.connect-timeout", "20s"));
              ZooKeeperInspector inspector = new ZooKeeperInspector(zookeeper.server().connectString())) {
             for (int round = 0; round < 40; round++) {
                 String name = "round-" + round;

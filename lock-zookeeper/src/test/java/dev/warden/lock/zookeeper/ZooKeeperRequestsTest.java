@@ -66,6 +66,8 @@ class ZooKeeperRequestsTest {
         s.put("warden.lock.backend", "zookeeper");
         s.put("warden.lock.endpoints", server().endpoint());
         s.put("warden.lock.namespace", namespace);
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        s.put("warden.lock.connect-timeout", "20s");
         LockClient c = LockClient.create(s);
         clients.add(c);
         return c;

@@ -87,6 +87,8 @@ class ZooKeeperSessionTest {
         s.put("warden.lock.ttl", ttl);
         s.put("warden.lock.request-timeout", requestTimeout);
         s.put("warden.lock.zookeeper.lost-on", lostOn);
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
+        s.put("warden.lock.connect-timeout", "20s");
         LockClient c = LockClient.create(s, observer);
         closeAfter.add(c);
         return c;

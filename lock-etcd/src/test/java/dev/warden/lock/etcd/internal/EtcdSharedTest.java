@@ -83,8 +83,9 @@ class EtcdSharedTest {
      * by a watch event, not by the fallback poll once per TTL.
      */
     private EtcdDriver driver(Duration ttl) {
+        // A cold JVM's first connection under CI load can take over the 5 s default; connecting is not what this tests.
         EtcdDriver d = EtcdDriver.open(new LockConfig("etcd", List.of(server.endpoints()), namespace, ttl,
-                Duration.ofSeconds(5), Duration.ofSeconds(2), Map.of()));
+                Duration.ofSeconds(20), Duration.ofSeconds(2), Map.of()));
         drivers.add(d);
         return d;
     }
