@@ -40,7 +40,8 @@ abstract class ProcessFaultClauses {
         HolderProcess.Child holder = HolderProcess.start(name, childSettings("lock"), close -> kit.closeAfter(close::run));
         LockClient c = kit.client();
         // Held across several renewals before the kill: the child's keeper works.
-        Await.during(kit.processTtl(), "the live holder keeps the lock", () -> kit.onServer(name));
+        Await.during(kit.processTtl(), "the live holder keeps the lock", () -> kit.onServer(name),
+                () -> "the holder process said: " + quietly(holder));
         assertThat(c.lock(name).tryAcquire(Duration.ZERO)).isEmpty();
         holder.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
@@ -61,7 +62,7 @@ abstract class ProcessFaultClauses {
         LockClient client = kit.client();
         Candidacy waiting = client.election(election).join("next", new ElectionClauses.Heard());
         Await.during(kit.renewInterval().multipliedBy(2), "the live leader in the other process keeps its term",
-                () -> waiting.leadership().isEmpty());
+                () -> waiting.leadership().isEmpty(), () -> "the leader's process said: " + quietly(leader));
         leader.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         Await.until(kit.processTtl().plus(kit.slack()), "the waiting candidate leads after the killed leader's TTL",
                 () -> waiting.leadership().isPresent());
@@ -79,7 +80,8 @@ abstract class ProcessFaultClauses {
         String election = kit.newName();
         HolderProcess.Child leader = HolderProcess.start("election:" + election, childSettings("lock"), close -> kit.closeAfter(close::run));
         Candidacy waiting = kit.client().election(election).join("next", new ElectionClauses.Heard());
-        Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty());
+        Await.during(kit.renewInterval().multipliedBy(2), "the live leader keeps its term", () -> waiting.leadership().isEmpty(),
+                () -> "the leader's process said: " + quietly(leader));
         FencedRegister register = new FencedRegister();
         assertThat(register.write(leader.token(), 1)).isTrue();
         leader.signal("STOP");
@@ -130,7 +132,8 @@ abstract class ProcessFaultClauses {
         String name = kit.newName();
         HolderProcess.Child reader = HolderProcess.start(name, childSettings("read"), close -> kit.closeAfter(close::run));
         CompletableFuture<Lease> writer = kit.client().readWriteLock(name).writeLock().acquireAsync();
-        Await.during(kit.renewInterval().multipliedBy(4), "the writer waits for the live reader", () -> !writer.isDone());
+        Await.during(kit.renewInterval().multipliedBy(4), "the writer waits for the live reader", () -> !writer.isDone(),
+                () -> "the reader's process said: " + quietly(reader));
         reader.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         Lease w = writer.get(kit.processTtl().plus(kit.slack()).toMillis(), TimeUnit.MILLISECONDS);
         assertThat(w.fencingToken()).isGreaterThan(reader.token());
