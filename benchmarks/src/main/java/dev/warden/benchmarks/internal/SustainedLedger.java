@@ -43,11 +43,13 @@ public final class SustainedLedger {
      *                           stopped), after the load
      * @param ledgerCpuAlone     CPU µs of every process per entry while the consumers, started again, drained what
      *                           the engine left alone (the engine idle), from when they held every partition
+     * @param engineAlone        {@code engineCpuAlone} by process
+     * @param ledgerAlone        {@code ledgerCpuAlone} by process
      */
     public record Row(int consumers, int threads, int pacedRate, double seconds, long deductions, long ledgerEntries,
                       long backlogAtEnd, long maxBacklog, long longestJournal, double drainSeconds, long redisMemoryBefore,
                       long redisMemoryAfter, double cpuPerDeduction, double ledgerCpuPerEntry, double engineCpuAlone,
-                      double ledgerCpuAlone) {
+                      double ledgerCpuAlone, Split engineAlone, Split ledgerAlone) {
 
         public double deductionsPerSecond() {
             return deductions / seconds;
@@ -63,11 +65,41 @@ public final class SustainedLedger {
                             + "\"ratio\":%.3f,\"backlogAtEnd\":%d,\"maxBacklog\":%d,\"longestJournal\":%d,\"drainSeconds\":%.2f,"
                             + "\"redisUsedMemoryBefore\":%d,\"redisUsedMemoryAfter\":%d,\"cpuUsPerDeduction\":%.1f,"
                             + "\"ledgerCpuUsPerEntry\":%s,\"engineCpuUsPerDeductionAlone\":%.1f,"
-                            + "\"ledgerCpuUsPerEntryAlone\":%.1f}", consumers, threads, pacedRate, seconds,
+                            + "\"ledgerCpuUsPerEntryAlone\":%.1f,\"engineCpuUsAloneByProcess\":%s,"
+                            + "\"ledgerCpuUsAloneByProcess\":%s}", consumers, threads, pacedRate, seconds,
                     deductionsPerSecond(), ledgerPerSecond(), ledgerPerSecond() / deductionsPerSecond(), backlogAtEnd,
                     maxBacklog, longestJournal, drainSeconds, redisMemoryBefore, redisMemoryAfter, cpuPerDeduction,
                     Double.isNaN(ledgerCpuPerEntry) ? "null" : String.format(Locale.ROOT, "%.1f", ledgerCpuPerEntry),
-                    engineCpuAlone, ledgerCpuAlone);
+                    engineCpuAlone, ledgerCpuAlone, engineAlone.toJson(), ledgerAlone.toJson());
+        }
+    }
+
+    /** CPU µs per operation of each process: this JVM (the engine's client and the consumers), Redis, PostgreSQL. */
+    public record Split(double jvm, double redis, double postgres) {
+
+        String toJson() {
+            return String.format(Locale.ROOT, "{\"jvm\":%.1f,\"redis\":%.1f,\"postgres\":%.1f}", jvm, redis, postgres);
+        }
+
+        String text() {
+            return String.format(Locale.ROOT, "%.1f / %.1f / %.1f", jvm, redis, postgres);
+        }
+    }
+
+    /** CPU used so far by each process. */
+    private record Cpu(Duration jvm, Duration redis, Duration postgres) {
+
+        Cpu minus(Cpu earlier) {
+            return new Cpu(jvm.minus(earlier.jvm), redis.minus(earlier.redis), postgres.minus(earlier.postgres));
+        }
+
+        Duration total() {
+            return jvm.plus(redis).plus(postgres);
+        }
+
+        Split per(long operations) {
+            double n = Math.max(1, operations);
+            return new Split(jvm.toNanos() / 1e3 / n, redis.toNanos() / 1e3 / n, postgres.toNanos() / 1e3 / n);
         }
     }
 
@@ -165,11 +197,11 @@ public final class SustainedLedger {
             }
             running.clear();
             AtomicLong aloneDeductions = new AtomicLong();
-            Duration cpuAloneStart = cpu();
+            Cpu cpuAloneStart = byProcess();
             for (Thread th : load(quota, accounts, System.nanoTime() + ALONE.toNanos(), 0, "a", aloneDeductions, failures)) {
                 th.join();
             }
-            Duration cpuEngineAlone = cpu().minus(cpuAloneStart);
+            Cpu cpuEngineAlone = byProcess().minus(cpuAloneStart);
             for (int i = 0; i < consumers; i++) {
                 running.add(LedgerConsumer.builder(settings, ds).consumerName("bench-alone-" + i).build().start());
             }
@@ -183,7 +215,7 @@ public final class SustainedLedger {
                 }
                 LockSupport.parkNanos(5_000_000);
             }
-            Duration cpuLedgerStart = cpu();
+            Cpu cpuLedgerStart = byProcess();
             long appliedAtStart = applied(running);
             while (backlog(running) > 0) {
                 if (System.nanoTime() > deadline) {
@@ -191,9 +223,10 @@ public final class SustainedLedger {
                 }
                 LockSupport.parkNanos(100_000_000); // the watching costs CPU too: seldom
             }
-            Duration cpuLedgerAlone = cpu().minus(cpuLedgerStart);
-            double engineCpuAlone = cpuEngineAlone.toNanos() / 1e3 / Math.max(1, aloneDeductions.get());
-            double ledgerCpuAlone = cpuLedgerAlone.toNanos() / 1e3 / Math.max(1, applied(running) - appliedAtStart);
+            Cpu cpuLedgerAlone = byProcess().minus(cpuLedgerStart);
+            long drainedAlone = applied(running) - appliedAtStart;
+            double engineCpuAlone = cpuEngineAlone.total().toNanos() / 1e3 / Math.max(1, aloneDeductions.get());
+            double ledgerCpuAlone = cpuLedgerAlone.total().toNanos() / 1e3 / Math.max(1, drainedAlone);
 
             if (failures.get() > 0) {
                 throw new IllegalStateException(failures.get() + " deductions failed");
@@ -207,7 +240,7 @@ public final class SustainedLedger {
             }
             return new Row(consumers, threads, pacedRate, seconds, deductions.get(), ledgerEntries, backlogAtEnd, maxBacklog,
                     longest, drainSeconds, memoryBefore, memoryAfter, cpuPerDeduction, ledgerCpuPerEntry, engineCpuAlone,
-                    ledgerCpuAlone);
+                    ledgerCpuAlone, cpuEngineAlone.per(aloneDeductions.get()), cpuLedgerAlone.per(drainedAlone));
         } finally {
             for (LedgerConsumer c : running) {
                 c.close();
@@ -268,7 +301,15 @@ public final class SustainedLedger {
 
     /** CPU used so far by this JVM (engine client and consumers), Redis and PostgreSQL together. */
     private Duration cpu() {
-        return ServerCpu.thisProcess().plus(ServerCpu.descendants("redis-server")).plus(ServerCpu.descendants("postgres"));
+        return byProcess().total();
+    }
+
+    /**
+     * CPU used so far by each: this JVM, Redis, PostgreSQL (its processes alive now: a backend that exited took its
+     * time with it, so a phase is read while its connections stay open).
+     */
+    private Cpu byProcess() {
+        return new Cpu(ServerCpu.thisProcess(), ServerCpu.descendants("redis-server"), ServerCpu.descendants("postgres"));
     }
 
     private long usedMemory() {
@@ -288,15 +329,17 @@ public final class SustainedLedger {
         StringBuilder b = new StringBuilder("| engine | consumers | engine deductions/s | ledger entries/s | ledger ÷ engine |"
                 + " backlog at end | largest backlog | longest journal | drain s | CPU µs per deduction (all) |"
                 + " ledger CPU µs per entry (drain) | engine alone: CPU µs per deduction | ledger alone: CPU µs per entry |"
+                + " engine alone by process: JVM / Redis / PostgreSQL | ledger alone by process: JVM / Redis / PostgreSQL |"
                 + " Redis used_memory before → after |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f | %s | %.1f | %.1f | %.1f MB → %.1f MB |%n",
+            b.append(String.format(Locale.ROOT, "| %s | %d | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %.1f | %.1f | %s | %.1f | %.1f | %s | %s | %.1f MB → %.1f MB |%n",
                     r.pacedRate() == 0 ? "full speed" : String.format(Locale.ROOT, "paced %,d/s", r.pacedRate()),
                     r.consumers(), r.deductionsPerSecond(), r.ledgerPerSecond(), r.ledgerPerSecond() / r.deductionsPerSecond(),
                     r.backlogAtEnd(), r.maxBacklog(), r.longestJournal(), r.drainSeconds(), r.cpuPerDeduction(),
                     Double.isNaN(r.ledgerCpuPerEntry()) ? "–" : String.format(Locale.ROOT, "%.1f", r.ledgerCpuPerEntry()),
-                    r.engineCpuAlone(), r.ledgerCpuAlone(), r.redisMemoryBefore() / 1e6, r.redisMemoryAfter() / 1e6));
+                    r.engineCpuAlone(), r.ledgerCpuAlone(), r.engineAlone().text(), r.ledgerAlone().text(),
+                    r.redisMemoryBefore() / 1e6, r.redisMemoryAfter() / 1e6));
         }
         return b.toString();
     }
