@@ -71,7 +71,8 @@ abstract class ReentrancyClauses {
         lock.unlock();
         assertThat(kit.freed(name)).isTrue();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
-        assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isTrue();
+        // A free lock within the kit's slack: how long an acquisition takes on a loaded host is not what this checks.
+        assertThat(lock.tryLock(kit.slack().toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         c.lock(name).asLock().unlock();
         assertThat(kit.freed(name)).as("every view of one lock agrees on its holder").isTrue();
         Thread.currentThread().interrupt();
