@@ -23,9 +23,10 @@ abstract class MigrationTest extends LockMigrationContractTest {
 
     /**
      * A child holder's TTL: three of the kit's, not two. A migrating grant's validity starts at the first backend's
-     * last renewal, and the child, a cold JVM with clients for two backends, also raises a token floor before its
-     * keeper takes over, so its first renewal round has less than two thirds of the TTL left; under CI load a child
-     * was seen to lose its lease as EXPIRED while alive (RedisToEtcd, freedAfterTtl and frozenLeaderIsSucceeded).
+     * last confirmed renewal, up to a third of the TTL before the hand-over, so a child's keeper starts with less
+     * than the whole TTL left; a cold JVM with clients for two backends under CI load was seen to lose its lease as
+     * EXPIRED while alive (RedisToEtcd, freedAfterTtl and frozenLeaderIsSucceeded, when the first grant's renewals
+     * also stopped before the token floor was raised, which they no longer do).
      * The lease's end stays honest either way; what the clauses check is what follows a holder's death or freeze.
      */
     @Override

@@ -13,9 +13,10 @@ import java.util.concurrent.CompletionStage;
 /**
  * One migrating contender: first the lock on the backend being left, then on the backend moved to,
  * always in that order, so two migrating clients never hold one each and wait for the other. While it
- * waits for the second lock it keeps the first renewed itself (lock-api renews only what it was
- * given); losing it fails the attempt, whose {@link #abandon()} then releases what it holds. The
- * grant it finally returns carries the larger of the two tokens, made the other backend's floor first.
+ * waits for the second lock, and until the token floor is raised, it keeps the first renewed itself
+ * (lock-api renews only what it was given); losing it fails the attempt, whose {@link #abandon()} then
+ * releases what it holds. The grant it finally returns carries the larger of the two tokens, made the
+ * other backend's floor first, and counts from the first grant's last confirmed renewal.
  *
  * <p>Concurrency: every mutable field is guarded by {@code this}; lock-api never runs two calls of one
  * attempt at once, but renewals of the first grant complete on the drivers' threads.
@@ -77,7 +78,11 @@ final class MigratingAttempt implements LockAttempt {
         });
     }
 
-    /** Polls the second backend; when it grants, raises the floor of the one whose token is lower. */
+    /**
+     * Polls the second backend; when it grants, raises the floor of the one whose token is lower. The first
+     * grant is kept renewed until the floor is in place, and the grant handed over is valid from its last
+     * confirmed renewal: a slow floor raise must not eat into the lease lock-api starts to keep.
+     */
     private CompletableFuture<Optional<Grant>> pollTo(Duration ttl) {
         LockAttempt a;
         synchronized (this) {
@@ -88,19 +93,17 @@ final class MigratingAttempt implements LockAttempt {
                 return CompletableFuture.completedFuture(Optional.<Grant>empty());
             }
             Grant to = granted.get();
-            MigratingGrant both;
+            Grant from;
             synchronized (this) {
                 toGrant = to;
-                stopKeeper();
                 if (fromLost != null) {
                     throw fromLost;
                 }
-                both = new MigratingGrant(fromGrant, to, fromValidFrom);
+                from = fromGrant;
             }
-            long token = both.fencingToken();
-            CompletionStage<Boolean> floor = both.from().fencingToken() < token
-                    ? driver.from().raiseTokenFloor(both.from(), token)
-                    : both.to().fencingToken() < token ? driver.to().raiseTokenFloor(to, token)
+            long token = Math.max(from.fencingToken(), to.fencingToken());
+            CompletionStage<Boolean> floor = from.fencingToken() < token ? driver.from().raiseTokenFloor(from, token)
+                    : to.fencingToken() < token ? driver.to().raiseTokenFloor(to, token)
                     : CompletableFuture.completedFuture(true);
             return floor.thenApply(raised -> {
                 if (!raised) {
@@ -108,9 +111,13 @@ final class MigratingAttempt implements LockAttempt {
                             + "' was lost on one backend while its token floor was raised to " + token);
                 }
                 synchronized (this) {
+                    stopKeeper();
+                    if (fromLost != null) {
+                        throw fromLost;
+                    }
                     ended = true;
+                    return Optional.<Grant>of(new MigratingGrant(from, to, fromValidFrom));
                 }
-                return Optional.<Grant>of(both);
             });
         });
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The driver of a client in the middle step of a switch between backends
@@ -54,7 +55,7 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
     private final String toBackend;
     private final Duration ttl;
     /** Renews first grants while their acquisitions wait for the second, and runs the sync turns. */
-    private final SystemTimekeeper time;
+    private final Timekeeper time;
     /** Each sync turn is an acquisition of its own, with an owner of its own. */
     private final String syncOwner = "floor-sync-" + UUID.randomUUID();
     private final AtomicLong syncTurns = new AtomicLong();
@@ -63,13 +64,14 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
     /** Set once by {@link #close()}; read by the sync turns. */
     private volatile boolean closed;
 
-    private MigratingDriver(TokenFloorDriver from, String fromBackend, TokenFloorDriver to, String toBackend, Duration ttl) {
+    private MigratingDriver(TokenFloorDriver from, String fromBackend, TokenFloorDriver to, String toBackend, Duration ttl,
+                            Timekeeper time) {
         this.from = from;
         this.fromBackend = fromBackend;
         this.to = to;
         this.toBackend = toBackend;
         this.ttl = ttl;
-        this.time = new SystemTimekeeper("warden-migration-" + fromBackend + "-" + toBackend);
+        this.time = time;
     }
 
     /**
@@ -78,8 +80,14 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
      * @throws LockException {@code CONFIGURATION} when either backend's driver cannot raise token floors
      */
     public static MigratingDriver of(LockDriver from, String fromBackend, LockDriver to, String toBackend, Duration ttl) {
+        return of(from, fromBackend, to, toBackend, ttl, () -> new SystemTimekeeper("warden-migration-" + fromBackend + "-" + toBackend));
+    }
+
+    /** The same, on the timekeeper {@code time} makes: tests pass a virtual clock. */
+    static MigratingDriver of(LockDriver from, String fromBackend, LockDriver to, String toBackend, Duration ttl,
+                              Supplier<Timekeeper> time) {
         if (from instanceof TokenFloorDriver f && to instanceof TokenFloorDriver t) {
-            MigratingDriver driver = new MigratingDriver(f, fromBackend, t, toBackend, ttl);
+            MigratingDriver driver = new MigratingDriver(f, fromBackend, t, toBackend, ttl, time.get());
             driver.time.schedule(driver::sync, 0);
             return driver;
         }
@@ -235,10 +243,12 @@ public final class MigratingDriver implements EpochRecordingDriver, HolderListin
     @Override
     public void close() {
         closed = true;
-        try {
-            time.shutdown(Duration.ZERO);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (time instanceof SystemTimekeeper own) {
+            try {
+                own.shutdown(Duration.ZERO);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         try {
             to.close();
