@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -38,8 +40,12 @@ public abstract class BackendArchitecture {
         return "dev.warden.lock." + backend();
     }
 
+    /** The backend's main classes by root package: imported once per JVM, not once per rule (each import took 1-4 s). */
+    private static final Map<String, JavaClasses> MAIN = new ConcurrentHashMap<>();
+
     private JavaClasses main() {
-        return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(root());
+        return MAIN.computeIfAbsent(root(), root -> new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(root));
     }
 
     private JavaClasses tests() {
