@@ -3,6 +3,7 @@ package dev.warden.lock.redis.internal;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.Share;
 import dev.warden.lock.tck.internal.Await;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisClusterExtension;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The driver on a real Redis Cluster: one slot per lock, sharded wake-ups, and the scripts through
- * resharding (MOVED, ASK, TRYAGAIN) and a failover to a node whose script cache is empty.
+ * resharding (MOVED, ASK, TRYAGAIN) and a failover to a node whose script cache is empty; shared names on it.
  */
 class RedisClusterDriverTest {
 
@@ -161,6 +162,30 @@ class RedisClusterDriverTest {
         assertThat(replica.command("SCRIPT", "EXISTS", Scripts.digest(Scripts.Script.RENEW))).isEqualTo(List.of(1L));
     }
 
+    @Test
+    @DisplayName("shared names: one slot per shared name, sharded wake-ups, READ/WRITE in order")
+    void sharedNames() throws Exception {
+        // Was RedisSharedTest's, which started a Cluster of its own for this one test.
+        SharedKeys shared = SharedKeys.of("test", "semaphore:" + name);
+        RedisDriver one = open();
+        RedisDriver two = open();
+        SharedGrant reader = sharedGrant(one.attemptShared("semaphore:" + name, "r", Share.READ));
+        LockAttempt writer = two.attemptShared("semaphore:" + name, "w", Share.WRITE);
+        startWaiting(writer);
+        RedisServer owner = cluster().primaryOf(shared.queue());
+        assertThat(owner.command("ZCARD", shared.queue())).isEqualTo(2L);
+        assertThat(owner.command("PUBSUB", "SHARDNUMSUB", shared.channel())).isEqualTo(List.of(shared.channel(), 1L));
+
+        CompletableFuture<Void> changed = writer.changed().toCompletableFuture();
+        assertThat(get(one.release(reader))).isTrue();
+        get(changed);
+        SharedGrant w = sharedGrant(writer);
+        assertThat(w.fencingToken()).isGreaterThan(reader.fencingToken());
+        assertThat(get(two.renew(w, TTL))).isTrue();
+        assertThat(get(two.release(w))).isTrue();
+        assertThat(owner.command("EXISTS", shared.queue(), shared.entries())).isEqualTo(0L);
+    }
+
     /** How many TRYAGAIN errors the node has answered. */
     private static long tryAgains(RedisServer node) {
         Matcher m = Pattern.compile("errorstat_TRYAGAIN:count=([0-9]+)").matcher(String.valueOf(node.command("INFO", "errorstats")));
@@ -185,6 +210,12 @@ class RedisClusterDriverTest {
         Optional<Grant> grant = get(attempt.poll(TTL));
         assertThat(grant).as("granted").isPresent();
         return (RedisGrant) grant.get();
+    }
+
+    private static SharedGrant sharedGrant(LockAttempt attempt) throws Exception {
+        Optional<Grant> grant = get(attempt.poll(TTL));
+        assertThat(grant).as("granted").isPresent();
+        return (SharedGrant) grant.get();
     }
 
     private static <T> T get(CompletionStage<T> stage) throws Exception {

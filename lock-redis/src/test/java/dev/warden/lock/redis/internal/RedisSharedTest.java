@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Shared names (semaphores, read-write locks) on the Redis driver, through the SPI against a real
  * redis-server: weights and limits in arrival order, tokens, compare-and-renew/delete, abandon, wake-ups,
- * expiry of dead entries, apartness from locks and from the holders' listing, a minimal ACL, a Cluster.
+ * expiry of dead entries, apartness from locks and from the holders' listing, a minimal ACL (on a Cluster:
+ * RedisClusterDriverTest, which has one for its class).
  */
 class RedisSharedTest {
 
@@ -315,30 +316,6 @@ class RedisSharedTest {
 
     /** What a lock-only user needs on top of docs/security.md's list for shared names. */
     static final List<String> SHARED_COMMANDS = List.of("+hget", "+hset", "+hdel", "+zadd", "+zrem", "+zrevrangebyscore");
-
-    @Test
-    @DisplayName("on a Cluster: one slot per shared name, sharded wake-ups, READ/WRITE in order")
-    void onACluster() throws Exception {
-        try (RedisCluster cluster = RedisCluster.builder().start()) {
-            RedisDriver one = open(cluster.uri(), Map.of());
-            RedisDriver two = open(cluster.uri(), Map.of());
-            SharedGrant reader = grant(one.attemptShared(name, "r", Share.READ));
-            LockAttempt writer = two.attemptShared(name, "w", Share.WRITE);
-            startWaiting(writer);
-            RedisServer owner = cluster.primaryOf(keys.queue());
-            assertThat(owner.command("ZCARD", keys.queue())).isEqualTo(2L);
-            assertThat(owner.command("PUBSUB", "SHARDNUMSUB", keys.channel())).isEqualTo(List.of(keys.channel(), 1L));
-
-            CompletableFuture<Void> changed = writer.changed().toCompletableFuture();
-            assertThat(get(one.release(reader))).isTrue();
-            get(changed);
-            SharedGrant w = grant(writer);
-            assertThat(w.fencingToken()).isGreaterThan(reader.fencingToken());
-            assertThat(get(two.renew(w, TTL))).isTrue();
-            assertThat(get(two.release(w))).isTrue();
-            assertThat(owner.command("EXISTS", keys.queue(), keys.entries())).isEqualTo(0L);
-        }
-    }
 
     private RedisDriver open(String endpoint, Map<String, String> options) {
         RedisDriver d = RedisDriver.open(new LockConfig("redis", List.of(endpoint), "test", TTL, Duration.ofSeconds(10),
