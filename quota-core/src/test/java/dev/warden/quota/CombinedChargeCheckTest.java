@@ -30,9 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Combined charges ({@code warden.quota.combine-charges}) under generated concurrent workloads, against a real
  * redis-server: callers on their own threads charge one account with request ids they share (retries), prices that
- * depend on the balance, are flat, exceed it, throw or are no amount, while another thread deducts beside them. Rounds
- * are priced on what the round still on the wire predicts, so whatever the interleaving: each request id applies at
- * most once, every applied charge was priced on the exact balance it applied to (or, charged alone after moving three
+ * depend on the balance, are flat, exceed it, throw or are no amount, while another thread deducts beside them.
+ * Whatever the interleaving (which callers share a round, which rounds skip their reads, which balances move under
+ * them): each request id applies at most once, every applied charge was priced on the exact balance it applied to (or, charged alone after moving three
  * times, on a balance read), the journal chains, and every caller's answer is what the journal says.
  */
 class CombinedChargeCheckTest {

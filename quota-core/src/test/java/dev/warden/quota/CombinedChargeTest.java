@@ -236,67 +236,6 @@ class CombinedChargeTest {
         assertThat(entriesOf(account)).hasSize(5);
     }
 
-    @Test
-    @DisplayName("a round priced on what the round still on the wire leaves: when that round leaves another balance"
-            + " (a retry it priced was answered by its record), the next is refused as moved and priced again on the"
-            + " balance its replies told, never applied on the predicted one")
-    void roundPricedOnAPrediction() throws Exception {
-        String account = newAccount(locked, 10_000);
-        Outcome.Applied earlier = (Outcome.Applied) locked.charge(account, "earlier", balance -> 5);
-        Map<String, List<Long>> pricedOn = new ConcurrentHashMap<>();
-        Set<Thread> waiting = ConcurrentHashMap.newKeySet();
-        Set<Thread> waitingBehindRound2 = ConcurrentHashMap.newKeySet();
-        // Round 1 reads (9,995) and prices "first" at 10, held until the two charges of round 2 are queued in order.
-        Future<Outcome> first = pricedWhileQueued(account, waiting, 2, 10);
-        Future<Outcome> retry = queuedInOrder(waiting, () -> locked.charge(account, "earlier",
-                recording(pricedOn, "earlier", balance -> 5)));
-        // Round 2 is priced on round 1's prediction (9,985), before round 1's replies are read: the retry at 5 (its
-        // record answers it, so the prediction is wrong), then this one, held until round 3 is queued.
-        Future<Outcome> blocker = queuedInOrder(waiting, () -> locked.charge(account, "blocker",
-                recording(pricedOn, "blocker", balance -> {
-                    Await.until(DEADLINE, "round 3 queued", () -> waitingBehindRound2.size() == 2
-                            && waitingBehindRound2.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
-                    return 1;
-                })));
-        Await.until(DEADLINE, "round 2 being priced", () -> pricedOn.containsKey("blocker"));
-        Future<Outcome> c1 = queuedInOrder(waitingBehindRound2, () -> locked.charge(account, "c1",
-                recording(pricedOn, "c1", balance -> 1)));
-        Future<Outcome> c2 = queuedInOrder(waitingBehindRound2, () -> locked.charge(account, "c2",
-                recording(pricedOn, "c2", balance -> 1)));
-
-        assertThat(first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
-        assertThat(retry.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new Outcome.Duplicate(earlier));
-        for (Future<Outcome> f : List.of(blocker, c1, c2)) {
-            assertThat(f.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
-        }
-        // Round 2 predicted 9,979; round 1 left 9,985 and the retry took nothing, so the blocker moved, and round 3,
-        // priced on round 2's prediction, was refused whole and priced again once round 2's replies told the balance.
-        assertThat(pricedOn.get("blocker")).containsExactly(9_980L, 9_985L);
-        assertThat(pricedOn.get("c1")).containsExactly(9_979L, 9_984L);
-        assertThat(pricedOn.get("c2")).containsExactly(9_978L, 9_983L);
-        List<Journal.Entry> entries = entriesOf(account);
-        assertThat(entries).extracting(Journal.Entry::request).containsExactly("", "earlier", "first", "blocker", "c1", "c2");
-        assertThat(entries).extracting(Journal.Entry::balance).containsExactly(10_000L, 9_995L, 9_985L, 9_984L, 9_983L, 9_982L);
-        assertThat(locked.balance(account)).hasValue(9_982);
-    }
-
-    /** {@code pricing}, each balance it is called with recorded under {@code rid}. */
-    private static Pricing recording(Map<String, List<Long>> pricedOn, String rid, Pricing pricing) {
-        return balance -> {
-            pricedOn.computeIfAbsent(rid, r -> new CopyOnWriteArrayList<>()).add(balance);
-            return pricing.price(balance);
-        };
-    }
-
-    /** {@link #queued}, returning once the caller waits for its answer: callers queue in the order of the calls. */
-    private Future<Outcome> queuedInOrder(Set<Thread> waiting, Callable<Outcome> charge) {
-        int before = waiting.size();
-        Future<Outcome> f = queued(waiting, charge);
-        Await.until(DEADLINE, "caller " + (before + 1) + " queued", () -> waiting.size() == before + 1
-                && waiting.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
-        return f;
-    }
-
     /**
      * Charge "first" of {@code account}, its pricing (returning {@code price}) held until {@code n} callers counted in
      * {@code waiting} are parked; returns once it is being priced.

@@ -135,93 +135,39 @@ final class CombinedCharges {
         answered.forEach(w -> w.answer(e));
     }
 
-    /**
-     * Rounds under one hold (or none: no lock, or the backend failed and the settings say proceed). Two rounds at most
-     * are on the wire: when the next batch can be priced without reading, it is priced on the balance the round on the
-     * wire leaves if each of its deductions applies as priced, and sent before that round's replies are read. Redis
-     * runs them in order, and each deduction applies only to the exact balance it was priced on, so a round on the
-     * wire that applied otherwise costs the next one a {@code moved} and a new price, never money.
-     */
+    /** Rounds under one hold (or none: no lock, or the backend failed and the settings say proceed). */
     private Void serve(String account, Line line, Lease lease) {
         // The balance the last round's replies left, if they said: the next round prices on it without reading.
         OptionalLong known = OptionalLong.empty();
-        // The round sent whose replies are not read yet, if any.
-        CombinedRound.Sent onWire = null;
-        List<QueuedCharge> batch = List.of();
-        try {
-            for (int round = 0; round < ROUNDS_PER_HOLD; round++) {
-                batch = take(line);
-                if (batch.isEmpty()) {
-                    break;
-                }
-                if (lease != null && !lease.isValid()) {
-                    QuotaException lost = new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name()
-                            + "' (token " + lease.fencingToken() + ") is no longer valid; nothing was sent");
-                    batch.forEach(w -> w.answer(lost));
-                    batch = List.of();
-                    break;
-                }
-                List<QueuedCharge> again = new ArrayList<>();
-                CombinedRound.Sent next;
-                if (onWire != null && onWire.predicts() && rounds.pricesUnread(account, batch)) {
-                    next = rounds.send(account, batch, lease, again, OptionalLong.of(onWire.predicted));
-                    known = rounds.complete(account, onWire, again);
-                    if (known.isEmpty() || known.getAsLong() != onWire.predicted) {
-                        // Its deductions will mostly be refused as moved; no round is priced on what it predicts.
-                        next.pricedOnAMissedPrediction();
-                    }
-                } else {
-                    if (onWire != null) {
-                        known = rounds.complete(account, onWire, again);
-                    }
-                    next = rounds.send(account, batch, lease, again, known);
-                    if (next.replies == null) {
-                        known = next.base;
-                    }
-                }
-                onWire = next.replies == null ? null : next;
-                if (again.stream().anyMatch(w -> w.alone)) {
-                    // A charge alone reads the balance it prices on: nothing of this hold may be on the wire then.
-                    if (onWire != null) {
-                        known = rounds.complete(account, onWire, again);
-                        onWire = null;
-                    }
-                    if (rounds.chargeAlone(account, again, lease)) {
-                        known = OptionalLong.empty();
-                    }
-                }
-                requeue(line, again);
-                batch = List.of();
+        for (int round = 0; round < ROUNDS_PER_HOLD; round++) {
+            List<QueuedCharge> batch = take(line);
+            if (batch.isEmpty()) {
+                return null;
             }
-            if (onWire != null) {
-                List<QueuedCharge> again = new ArrayList<>();
-                rounds.complete(account, onWire, again);
-                onWire = null;
-                rounds.chargeAlone(account, again, lease);
-                requeue(line, again);
+            if (lease != null && !lease.isValid()) {
+                QuotaException lost = new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name()
+                        + "' (token " + lease.fencingToken() + ") is no longer valid; nothing was sent");
+                batch.forEach(w -> w.answer(lost));
+                return null;
             }
-        } catch (RuntimeException e) {
-            // What was sent may or may not have applied: answered as one charge alone would be, with the error;
-            // a retry with the request id answers as the first try did.
-            List<QueuedCharge> open = new ArrayList<>(batch);
-            if (onWire != null) {
-                open.addAll(onWire.priced);
+            List<QueuedCharge> again = new ArrayList<>();
+            try {
+                known = rounds.serve(account, batch, lease, again, known);
+            } catch (RuntimeException e) {
+                // What was sent may or may not have applied: answered as one charge alone would be, with the error;
+                // a retry with the request id answers as the first try did.
+                batch.stream().filter(w -> !w.answered()).forEach(w -> w.answer(e));
+                return null;
             }
-            open.stream().filter(w -> !w.answered()).forEach(w -> w.answer(e));
+            if (!again.isEmpty()) {
+                synchronized (line) {
+                    for (int i = again.size() - 1; i >= 0; i--) {
+                        line.queue.addFirst(again.get(i));
+                    }
+                }
+            }
         }
         return null;
-    }
-
-    /** Charges to be priced in a later round, back at the head of the line in their order. */
-    private static void requeue(Line line, List<QueuedCharge> again) {
-        if (again.isEmpty()) {
-            return;
-        }
-        synchronized (line) {
-            for (int i = again.size() - 1; i >= 0; i--) {
-                line.queue.addFirst(again.get(i));
-            }
-        }
     }
 
     /** Up to {@link #ROUND} queued charges with distinct request ids, in queue order; the others stay queued. */

@@ -23,10 +23,8 @@ import java.util.concurrent.CompletableFuture;
  * whose request id the account already used with that record ({@code recorded}) before comparing anything, so a
  * retry still answers its first outcome; one round trip instead of two. A balance that moved meanwhile is refused
  * as any stale price is. A deduction refused so is priced again in a later round; one refused
- * {@value #PRICED_AGAIN} times is charged alone. A round comes in two halves, {@link #send} (read if it must, price,
- * send) and {@link #complete} (replies, answers), so the caller may send the next round, priced on what this one
- * {@link Sent#predicted predicts}, before this one's replies are read. Stateless between calls: the balance a round
- * leaves is returned to the caller, which passes it to the next.
+ * {@value #PRICED_AGAIN} times is charged alone. Stateless between calls: the balance a round leaves is returned
+ * to the caller, which passes it to the next.
  */
 final class CombinedRound {
 
@@ -58,83 +56,32 @@ final class CombinedRound {
     }
 
     /**
-     * A round sent: the charges it priced, the replies to come, the lease's token, the balance it priced on and the
-     * balance it leaves if every deduction applies as priced ({@code predicted}: the next round may be priced on it
-     * and sent before these replies come). {@code replies} is null when nothing was sent; {@code after} is then
-     * what the round already knows of the balance.
-     */
-    static final class Sent {
-        final List<QueuedCharge> priced;
-        final CompletableFuture<List<Object>> replies;
-        final long token;
-        final OptionalLong base;
-        final long predicted;
-        /** Priced on a prediction that the round before it turned out not to meet; the combiner's own. */
-        private boolean stale;
-
-        private Sent(List<QueuedCharge> priced, CompletableFuture<List<Object>> replies, long token, OptionalLong base,
-                     long predicted) {
-            this.priced = priced;
-            this.replies = replies;
-            this.token = token;
-            this.base = base;
-            this.predicted = predicted;
-        }
-
-        private static Sent nothing(OptionalLong after) {
-            return new Sent(List.of(), null, -1, after, after.orElse(0));
-        }
-
-        /**
-         * Whether the next round may be priced on {@link #predicted}: it was priced on a balance that was not known
-         * wrong, so each deduction may apply as priced.
-         */
-        boolean predicts() {
-            return base.isPresent() && !stale;
-        }
-
-        /** The round before it left another balance than the one this round was priced on: most of it will move. */
-        void pricedOnAMissedPrediction() {
-            stale = true;
-        }
-    }
-
-    /**
-     * One round, all of it: answers each charge of the batch, or adds it to {@code again} to be priced in a later
-     * round. Priced on {@code known} without reading when it is present and no charge of the batch needs its record
-     * read first.
+     * One round: answers each charge of the batch, or adds it to {@code again} to be priced in a later round. Priced
+     * on {@code known} without reading when it is present and no charge of the batch needs its record read first.
      *
      * @return the balance the round's replies say the account has now, if they say
      */
     OptionalLong serve(String account, List<QueuedCharge> batch, Lease lease, List<QueuedCharge> again, OptionalLong known) {
-        OptionalLong after = complete(account, send(account, batch, lease, again, known), again);
-        return chargeAlone(account, again, lease) ? OptionalLong.empty() : after;
-    }
-
-    /** Whether {@code batch} can be priced on a balance without reading first: no split account, no record to read. */
-    boolean pricesUnread(String account, List<QueuedCharge> batch) {
-        return !deductions.knownSplit(account) && batch.stream().noneMatch(w -> w.readFirst);
-    }
-
-    /**
-     * The first half of a round: reads what it must (unless {@code known} and {@link #pricesUnread}), prices the batch
-     * and sends its deductions, without waiting for their replies. A split account's charges are answered here, each
-     * charged alone. Charges to be charged alone are left in {@code again}, flagged, for {@link #chargeAlone}.
-     */
-    Sent send(String account, List<QueuedCharge> batch, Lease lease, List<QueuedCharge> again, OptionalLong known) {
         if (deductions.knownSplit(account)) {
             // A split account's deduction may take several calls: each charge alone, in turn, under the same hold.
             batch.forEach(w -> w.answerWith(() -> single.charge(account, w.requestId, w.pricing, lease)));
-            return Sent.nothing(OptionalLong.empty());
+            return OptionalLong.empty();
         }
-        if (known.isPresent() && pricesUnread(account, batch)) {
-            return price(account, batch, lease, again, null, known.getAsLong());
+        boolean unread = known.isPresent() && batch.stream().noneMatch(w -> w.readFirst);
+        List<String> recorded;
+        long balance;
+        if (unread) {
+            recorded = null;
+            balance = known.getAsLong();
+        } else {
+            Read read = readRound(account, batch, again);
+            if (read == null) {
+                return OptionalLong.empty();
+            }
+            recorded = read.records();
+            balance = read.balance();
         }
-        Read read = readRound(account, batch, again);
-        if (read == null) {
-            return Sent.nothing(OptionalLong.empty());
-        }
-        return price(account, batch, lease, again, read.records(), read.balance());
+        return price(account, batch, lease, again, recorded, balance);
     }
 
     /** What a round read: the batch's records, in order, and the balance. */
@@ -163,10 +110,10 @@ final class CombinedRound {
      * Prices the batch on {@code balance} and sends its deductions; {@code recorded}: the batch's records, or null
      * when they were not read (the script answers a recorded request id then).
      */
-    private Sent price(String account, List<QueuedCharge> batch, Lease lease, List<QueuedCharge> again,
-                       List<String> recorded, long balance) {
+    private OptionalLong price(String account, List<QueuedCharge> batch, Lease lease, List<QueuedCharge> again,
+                               List<String> recorded, long balance) {
         long token = lease == null ? -1 : lease.fencingToken();
-        long base = balance;
+        OptionalLong after = OptionalLong.of(balance); // nothing applied: as read (or as the last round left it)
         List<QueuedCharge> priced = new ArrayList<>(batch.size());
         List<Deductions.PricedDeduction> deductionsOfRound = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
@@ -208,67 +155,41 @@ final class CombinedRound {
                 balance -= price; // what it leaves, if it applies: the next charge is priced on that
             }
         }
-        CompletableFuture<List<Object>> replies = priced.isEmpty() ? null
-                : deductions.sendPricedOn(account, deductionsOfRound, token);
-        return new Sent(priced, replies, token, OptionalLong.of(base), balance);
-    }
-
-    /**
-     * The second half of a round: waits for its replies and answers each charge, or adds it to {@code again} (its
-     * balance moved, or the account turned out split).
-     *
-     * @return the balance the replies say the account has now; when they say nothing, the balance the round was
-     *         priced on (nothing applied), if known
-     */
-    OptionalLong complete(String account, Sent sent, List<QueuedCharge> again) {
-        OptionalLong after = sent.base; // nothing applied: as read (or as the last round left it)
-        if (sent.replies == null) {
-            return after;
-        }
-        List<Object> replies = Errors.await(sent.replies, syncWaitNanos, endpoint, "deduct " + account);
-        List<QueuedCharge> priced = sent.priced;
-        if (replies.size() != priced.size()) {
-            throw new QuotaException(Reason.PROTOCOL, "unexpected script reply " + replies);
-        }
-        for (int i = 0; i < priced.size(); i++) {
-            QueuedCharge w = priced.get(i);
-            @SuppressWarnings("unchecked")
-            List<Object> reply = replies.get(i) instanceof List<?> l ? (List<Object>) l : null;
-            after = balanceNow(reply, after);
-            if (Deductions.isRecorded(reply)) {
-                w.answer(Deductions.recordedReply(reply, account)); // a retry: its first answer
-            } else if (Deductions.isMoved(reply) || Buckets.isDraining(reply)) {
-                w.pricedAgain++;
-                again.add(w);
-            } else if (Buckets.isSplit(reply)) {
-                deductions.learnedSplit(account, reply);
-                again.add(w);
-                after = OptionalLong.empty();
-            } else {
-                w.answer(deductions.outcome(reply, account, sent.token));
+        if (!priced.isEmpty()) {
+            List<Object> replies = Errors.await(deductions.sendPricedOn(account, deductionsOfRound, token), syncWaitNanos,
+                    endpoint, "deduct " + account);
+            if (replies.size() != priced.size()) {
+                throw new QuotaException(Reason.PROTOCOL, "unexpected script reply " + replies);
+            }
+            for (int i = 0; i < priced.size(); i++) {
+                QueuedCharge w = priced.get(i);
+                @SuppressWarnings("unchecked")
+                List<Object> reply = replies.get(i) instanceof List<?> l ? (List<Object>) l : null;
+                after = balanceNow(reply, after);
+                if (Deductions.isRecorded(reply)) {
+                    w.answer(Deductions.recordedReply(reply, account)); // a retry: its first answer
+                } else if (Deductions.isMoved(reply) || Buckets.isDraining(reply)) {
+                    w.pricedAgain++;
+                    again.add(w);
+                } else if (Buckets.isSplit(reply)) {
+                    deductions.learnedSplit(account, reply);
+                    again.add(w);
+                    after = OptionalLong.empty();
+                } else {
+                    w.answer(deductions.outcome(reply, account, token));
+                }
             }
         }
-        return after;
-    }
-
-    /**
-     * Charges alone, in turn, each charge of {@code again} flagged so (priced {@value #PRICED_AGAIN} times on a moving
-     * balance), under the same hold (with the lease's token, or unfenced without one), and takes them out of it. Only
-     * with no round on the wire: a charge alone reads the balance it prices on.
-     *
-     * @return whether any was charged (the balance it left was not told here)
-     */
-    boolean chargeAlone(String account, List<QueuedCharge> again, Lease lease) {
-        boolean any = false;
+        // Charged alone: after the others, under the same hold (with the lease's token, or unfenced without one).
         for (Iterator<QueuedCharge> it = again.iterator(); it.hasNext(); ) {
             QueuedCharge w = it.next();
             if (w.alone) {
                 it.remove();
                 w.answerWith(() -> single.charge(account, w.requestId, w.pricing, lease));
-                any = true;
+                after = OptionalLong.empty(); // charged alone: its balance was not told here
             }
         }
-        return any;
+        return after;
     }
 
     /** Its pricing failed in a round whose records were not read: priced again after a read, which may answer it. */
