@@ -104,10 +104,10 @@ public final class Bench implements Callable<Integer> {
             Rows.Servers servers = new Rows.Servers(redis, etcd, zookeeper, postgres);
             List<Supplier<Workload>> lockWorkloads = Rows.locks(servers);
             List<Supplier<Workload>> quotaWorkloads = Rows.quota(servers);
-            ServerCpu redisCpu = ServerCpu.of(redis);
-            failed |= runAll(runner, lockWorkloads, lockThreads, redisCpu, results);
-            failed |= runAll(runner, Rows.recipes(servers), lockThreads, redisCpu, results);
-            failed |= runAll(runner, quotaWorkloads, quotaThreads, redisCpu, results);
+            Map<Workload.Server, ServerCpu> cpu = ServerCpu.ofServers(redis);
+            failed |= runAll(runner, lockWorkloads, lockThreads, cpu, results);
+            failed |= runAll(runner, Rows.recipes(servers), lockThreads, cpu, results);
+            failed |= runAll(runner, quotaWorkloads, quotaThreads, cpu, results);
             if (redisCluster != null) {
                 failed |= runOnCluster(runner, redisCluster, results);
             }
@@ -200,7 +200,7 @@ public final class Bench implements Callable<Integer> {
             groups.put("primary " + (i + 1), List.of(primaries.get(i)));
         }
         groups.put("replicas", replicas);
-        ServerCpu cpu = ServerCpu.ofGroups(groups);
+        Map<Workload.Server, ServerCpu> cpu = Map.of(Workload.Server.REDIS, ServerCpu.ofGroups(groups));
         boolean failed = runAll(runner, locks, lockThreads, cpu, results);
         failed |= runAll(runner, quota, quotaThreads, cpu, results);
         return failed;
@@ -211,7 +211,7 @@ public final class Bench implements Callable<Integer> {
     }
 
     private boolean runAll(Runner runner, List<Supplier<Workload>> workloads, List<Integer> threadCounts,
-                           ServerCpu redisCpu, List<Result> results) {
+                           Map<Workload.Server, ServerCpu> cpu, List<Result> results) {
         boolean failed = false;
         for (Supplier<Workload> make : workloads) {
             for (int n : threadCounts) {
@@ -221,10 +221,10 @@ public final class Bench implements Callable<Integer> {
                     }
                     System.out.printf("%-40s %-30s %3d threads ... ", w.scenario(), w.implementation(), n);
                     System.out.flush();
-                    Result r = runner.run(w, n, w.onRedis() ? redisCpu : null);
-                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  CPU µs/op: client %.1f, redis %.1f %s%n",
+                    Result r = runner.run(w, n, cpu.get(w.server()));
+                    System.out.printf("%,12.0f ops/s  p50 %,8.0f µs  p99 %,8.0f µs  errors %d  CPU µs/op: client %.1f, %s %.1f %s%n",
                             r.throughput(), r.latencyP50Micros(), r.latencyP99Micros(), r.errors(), r.clientCpuMicros(),
-                            r.redisCpuMicros(), r.note());
+                            w.server().name().toLowerCase(java.util.Locale.ROOT), r.serverCpuMicros(), r.note());
                     results.add(r);
                 } catch (Exception e) {
                     System.out.println("FAILED: " + e);

@@ -11,12 +11,13 @@ import java.util.Map;
  * @param latencyP50Micros and the other percentiles: per-operation latency in microseconds
  * @param clientCpuMicros CPU time the benchmark's own JVM (load generator and client under test)
  *        spent per operation, in microseconds (NaN when not measured)
- * @param redisCpuMicros CPU time the Redis server spent per operation, in microseconds (NaN when
- *        the operation does not run on Redis)
+ * @param serverCpuMicros CPU time the server the operation runs on (Redis, etcd or ZooKeeper) spent
+ *        per operation, in microseconds (NaN when not measured); files written before etcd and
+ *        ZooKeeper were measured call it {@code redisCpuUsPerOp}
  */
 public record Result(String scenario, String implementation, int threads, long operations, double seconds,
                      double throughput, double latencyP50Micros, double latencyP99Micros, double latencyP999Micros,
-                     double latencyMaxMicros, long errors, double clientCpuMicros, double redisCpuMicros,
+                     double latencyMaxMicros, long errors, double clientCpuMicros, double serverCpuMicros,
                      String note) {
 
     /** One JSON object on one line. */
@@ -24,10 +25,10 @@ public record Result(String scenario, String implementation, int threads, long o
         return String.format(Locale.ROOT,
                 "{\"scenario\":%s,\"implementation\":%s,\"threads\":%d,\"operations\":%d,\"seconds\":%.3f,"
                         + "\"opsPerSecond\":%.1f,\"p50us\":%s,\"p99us\":%s,\"p999us\":%s,\"maxUs\":%s,"
-                        + "\"errors\":%d,\"clientCpuUsPerOp\":%s,\"redisCpuUsPerOp\":%s,\"note\":%s}",
+                        + "\"errors\":%d,\"clientCpuUsPerOp\":%s,\"serverCpuUsPerOp\":%s,\"note\":%s}",
                 quote(scenario), quote(implementation), threads, operations, seconds, throughput,
                 number(latencyP50Micros, 1), number(latencyP99Micros, 1), number(latencyP999Micros, 1),
-                number(latencyMaxMicros, 1), errors, number(clientCpuMicros, 2), number(redisCpuMicros, 2), quote(note));
+                number(latencyMaxMicros, 1), errors, number(clientCpuMicros, 2), number(serverCpuMicros, 2), quote(note));
     }
 
     /**
@@ -44,7 +45,8 @@ public record Result(String scenario, String implementation, int threads, long o
         return new Result((String) f.get("scenario"), (String) f.get("implementation"), (int) figure(f, "threads"),
                 (long) figure(f, "operations"), figure(f, "seconds"), figure(f, "opsPerSecond"), figure(f, "p50us"),
                 figure(f, "p99us"), figure(f, "p999us"), figure(f, "maxUs"), (long) figure(f, "errors"),
-                figure(f, "clientCpuUsPerOp"), figure(f, "redisCpuUsPerOp"), (String) f.get("note"));
+                figure(f, "clientCpuUsPerOp"), f.containsKey("serverCpuUsPerOp") ? figure(f, "serverCpuUsPerOp") : figure(f, "redisCpuUsPerOp"),
+                (String) f.get("note"));
     }
 
     private static double figure(Map<String, Object> fields, String name) {

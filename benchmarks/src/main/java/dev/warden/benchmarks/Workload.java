@@ -18,9 +18,12 @@ public interface Workload extends AutoCloseable {
     /** The operation thread {@code index} repeats; called once per thread after {@link #setUp}. */
     Operation operation(int index);
 
-    /** Whether the operation runs on the Redis server, so its Redis CPU time per operation is reported. */
-    default boolean onRedis() {
-        return false;
+    /**
+     * The server the operation runs on, whose CPU time per operation is reported beside the client's:
+     * on two shared cores, the figure that shows which side bounds a row.
+     */
+    default Server server() {
+        return Server.NONE;
     }
 
     /** How many units of work (deductions, lock cycles) one operation does; throughput counts units. */
@@ -42,6 +45,11 @@ public interface Workload extends AutoCloseable {
 
     @Override
     void close() throws Exception;
+
+    /** The server processes whose CPU a row can report (PostgreSQL's is reported in the note, per connection). */
+    enum Server {
+        NONE, REDIS, ETCD, ZOOKEEPER
+    }
 
     /** One timed operation. */
     @FunctionalInterface

@@ -2,6 +2,7 @@ package dev.warden.benchmarks;
 
 import dev.warden.benchmarks.internal.Rows;
 import dev.warden.benchmarks.internal.Runner;
+import dev.warden.benchmarks.internal.ServerCpu;
 import dev.warden.testkit.EtcdServer;
 import dev.warden.testkit.PostgresServer;
 import dev.warden.testkit.RedisServer;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.TestFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -60,6 +62,7 @@ class EveryRowRunsTest {
         // A row that completed nothing in 300 ms on a busy machine (CI builds two modules at once) gets one
         // longer run: a row that errors still fails at once, one that makes no progress in 3 s fails too.
         Runner patient = new Runner(Duration.ofMillis(200), Duration.ofSeconds(3));
+        Map<Workload.Server, ServerCpu> cpu = ServerCpu.ofServers(redis);
         List<Supplier<Workload>> rows = new java.util.ArrayList<>(Rows.locks(servers));
         rows.addAll(Rows.recipes(servers));
         rows.addAll(Rows.quota(servers));
@@ -72,15 +75,18 @@ class EveryRowRunsTest {
             }
             return DynamicTest.dynamicTest(name, () -> {
                 try (Workload w = make.get()) {
-                    Result r = runner.run(w, 2, null);
+                    Result r = runner.run(w, 2, cpu.get(w.server()));
                     assertThat(r.errors()).as("errors").isZero();
                     if (r.operations() == 0) {
                         try (Workload again = make.get()) {
-                            r = patient.run(again, 2, null);
+                            r = patient.run(again, 2, cpu.get(again.server()));
                         }
                         assertThat(r.errors()).as("errors in the longer run").isZero();
                     }
                     assertThat(r.operations()).as("operations").isPositive();
+                    // The row's server CPU is read from the right process: a row on a server reports a figure.
+                    assertThat(Double.isNaN(r.serverCpuMicros())).as("server CPU missing for a row on " + w.server())
+                            .isEqualTo(w.server() == Workload.Server.NONE);
                 }
             });
         });

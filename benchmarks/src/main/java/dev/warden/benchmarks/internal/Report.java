@@ -30,7 +30,7 @@ public final class Report {
     /** Rows grouped by scenario and threads; the ratio column compares each row with the group's first row. */
     public static String markdown(List<Result> results) {
         StringBuilder b = new StringBuilder();
-        b.append("| scenario | threads | implementation | ops/s | vs first | p50 µs | p99 µs | p99.9 µs | errors | client CPU µs/op | Redis CPU µs/op | note |\n");
+        b.append("| scenario | threads | implementation | ops/s | vs first | p50 µs | p99 µs | p99.9 µs | errors | client CPU µs/op | server CPU µs/op | note |\n");
         b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ScenarioGroup group : ScenarioGroup.of(results)) {
             double base = group.rows().get(0).throughput();
@@ -39,7 +39,7 @@ public final class Report {
                         r.scenario(), r.threads(), r.implementation(), r.throughput(),
                         base > 0 ? String.format(Locale.ROOT, "%.2f×", r.throughput() / base) : "–",
                         micros(r.latencyP50Micros()), micros(r.latencyP99Micros()), micros(r.latencyP999Micros()), r.errors(),
-                        tenths(r.clientCpuMicros()), tenths(r.redisCpuMicros()), r.note() == null ? "" : r.note()));
+                        tenths(r.clientCpuMicros()), tenths(r.serverCpuMicros()), r.note() == null ? "" : r.note()));
             }
         }
         return b.toString();

@@ -27,7 +27,7 @@ public final class Runner {
     }
 
     /**
-     * @param server the Redis server whose CPU time per operation to report, or null
+     * @param server the server whose CPU time per operation to report, or null
      */
     public Result run(Workload workload, int threads, ServerCpu server) throws Exception {
         workload.setUp(threads);
@@ -100,7 +100,7 @@ public final class Runner {
         String note = workload.note() + (firstError.get() == null ? "" : (workload.note().isEmpty() ? "" : "; ")
                 + "first error: " + firstError.get());
         if (server != null && server.grouped() && unitsDone > 0) {
-            StringBuilder b = new StringBuilder("Redis CPU µs/op by node group:");
+            StringBuilder b = new StringBuilder("server CPU µs/op by node group:");
             groupsCpu.forEach((group, used) -> b.append(String.format(java.util.Locale.ROOT, " %s %.1f", group,
                     used.toNanos() / 1e3 / unitsDone)));
             note = note.isEmpty() ? b.toString() : note + "; " + b;

@@ -1,5 +1,6 @@
 package dev.warden.benchmarks.internal;
 
+import dev.warden.benchmarks.Workload;
 import dev.warden.testkit.RedisServer;
 
 import java.io.IOException;
@@ -36,6 +37,33 @@ public final class ServerCpu {
         Map<String, List<ProcessHandle>> groups = new LinkedHashMap<>();
         nodes.forEach((name, servers) -> groups.put(name, servers.stream().map(ServerCpu::process).toList()));
         return new ServerCpu(groups);
+    }
+
+    /**
+     * The CPU of each server the rows run on, when this JVM started one server of each kind with
+     * testkit: {@code redis}, and the only etcd and ZooKeeper servers below this JVM.
+     */
+    public static Map<Workload.Server, ServerCpu> ofServers(RedisServer redis) {
+        return Map.of(Workload.Server.REDIS, of(redis),
+                Workload.Server.ETCD, ofOnlyChild("etcd", "etcd --name"),
+                Workload.Server.ZOOKEEPER, ofOnlyChild("zookeeper", "QuorumPeerMain"));
+    }
+
+    /**
+     * The one process below this JVM whose command line contains {@code text} (testkit's etcd server,
+     * {@code "etcd --name"}; its ZooKeeper server, {@code "QuorumPeerMain"}), reported as {@code name}.
+     *
+     * @throws IllegalStateException when none or more than one matches: a figure summed over the wrong
+     *         processes would be worse than none
+     */
+    public static ServerCpu ofOnlyChild(String name, String text) {
+        List<ProcessHandle> matches = ProcessHandle.current().descendants()
+                .filter(p -> commandLine(p).contains(text)).toList();
+        if (matches.size() != 1) {
+            throw new IllegalStateException(matches.size() + " child processes run '" + text + "', not one: " + name
+                    + "'s CPU cannot be told apart");
+        }
+        return new ServerCpu(Map.of(name, matches));
     }
 
     private static ProcessHandle process(RedisServer redis) {

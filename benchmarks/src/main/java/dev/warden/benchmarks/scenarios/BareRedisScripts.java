@@ -36,8 +36,8 @@ public final class BareRedisScripts implements Workload {
     }
 
     @Override
-    public boolean onRedis() {
-        return true;
+    public Server server() {
+        return Server.REDIS;
     }
 
     @Override

@@ -31,6 +31,11 @@ public final class CuratorMutex implements Workload {
     }
 
     @Override
+    public Server server() {
+        return Server.ZOOKEEPER;
+    }
+
+    @Override
     public String implementation() {
         return "curator InterProcessMutex";
     }

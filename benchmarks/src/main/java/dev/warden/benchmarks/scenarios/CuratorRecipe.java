@@ -22,6 +22,11 @@ public final class CuratorRecipe extends RecipeWorkload {
     }
 
     @Override
+    public Server server() {
+        return Server.ZOOKEEPER;
+    }
+
+    @Override
     public String implementation() {
         return semaphore() ? "curator InterProcessSemaphoreV2" : "curator InterProcessReadWriteLock";
     }

@@ -37,6 +37,11 @@ public final class JetcdLockRpc implements Workload {
     }
 
     @Override
+    public Server server() {
+        return Server.ETCD;
+    }
+
+    @Override
     public String implementation() {
         return "jetcd Lock RPC";
     }

@@ -53,8 +53,8 @@ public final class LuaDeduct implements Workload {
     }
 
     @Override
-    public boolean onRedis() {
-        return true;
+    public Server server() {
+        return Server.REDIS;
     }
 
     @Override

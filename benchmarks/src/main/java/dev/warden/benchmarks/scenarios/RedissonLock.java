@@ -29,8 +29,8 @@ public final class RedissonLock implements Workload {
     }
 
     @Override
-    public boolean onRedis() {
-        return true;
+    public Server server() {
+        return Server.REDIS;
     }
 
     @Override

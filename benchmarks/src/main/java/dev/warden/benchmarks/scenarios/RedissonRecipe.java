@@ -31,8 +31,8 @@ public final class RedissonRecipe extends RecipeWorkload {
     }
 
     @Override
-    public boolean onRedis() {
-        return true;
+    public Server server() {
+        return Server.REDIS;
     }
 
     @Override

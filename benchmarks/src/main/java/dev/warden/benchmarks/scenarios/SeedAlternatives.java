@@ -80,8 +80,8 @@ public final class SeedAlternatives implements Workload {
     }
 
     @Override
-    public boolean onRedis() {
-        return true;
+    public Server server() {
+        return Server.REDIS;
     }
 
     private String key(int i) {

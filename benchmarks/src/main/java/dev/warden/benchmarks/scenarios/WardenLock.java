@@ -37,8 +37,18 @@ public final class WardenLock implements Workload {
     }
 
     @Override
-    public boolean onRedis() {
-        return "redis".equals(String.valueOf(settings.get("warden.lock.backend")));
+    public Server server() {
+        return serverOf(settings);
+    }
+
+    /** The server Warden's lock runs on under {@code settings}: while migrating, the backend switched to. */
+    static Server serverOf(Map<String, Object> settings) {
+        return switch (String.valueOf(settings.get("warden.lock.backend"))) {
+            case "redis" -> Server.REDIS;
+            case "etcd" -> Server.ETCD;
+            case "zookeeper" -> Server.ZOOKEEPER;
+            default -> Server.NONE;
+        };
     }
 
     @Override

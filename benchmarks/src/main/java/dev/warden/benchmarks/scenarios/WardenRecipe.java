@@ -43,8 +43,8 @@ public final class WardenRecipe extends RecipeWorkload {
     }
 
     @Override
-    public boolean onRedis() {
-        return "redis".equals(String.valueOf(settings.get("warden.lock.backend")));
+    public Server server() {
+        return WardenLock.serverOf(settings);
     }
 
     @Override
