@@ -43,10 +43,13 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
+    /** Combined write transactions on their way at once; more wait and go together ({@link TxnCombiner}). */
+    private static final int WRITES_ON_THEIR_WAY = 2;
 
     private final LockConfig config;
     private final Lifecycle lifecycle;
     private final Calls calls;
+    private final TxnCombiner writes;
     private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final AtomicLong attempts = new AtomicLong();
     private final SharedLocks shared = new SharedLocks(this);
@@ -55,6 +58,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
         this.config = config;
         this.lifecycle = new Lifecycle(config);
         this.calls = lifecycle.calls();
+        this.writes = new TxnCombiner(calls, config.requestTimeout(), WRITES_ON_THEIR_WAY);
     }
 
     /** Connects and takes the first lease, so a wrong endpoint or TTL fails here rather than at the first lock. */
@@ -110,6 +114,11 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
 
     Calls calls() {
         return calls;
+    }
+
+    /** The guarded writes of the lock path (entries created, grants released), combined when they coincide. */
+    TxnCombiner writes() {
+        return writes;
     }
 
     LockConfig config() {
@@ -247,8 +256,7 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     }
 
     CompletableFuture<TxnResponse> guardedDelete(String key, long createRevision) {
-        return calls.unary("a guarded delete of " + key, KVGrpc.getTxnMethod(),
-                Requests.guardedDelete(Requests.bytes(key), createRevision));
+        return writes.txn("a guarded delete of " + key, Requests.guardedDelete(Requests.bytes(key), createRevision));
     }
 
     /**

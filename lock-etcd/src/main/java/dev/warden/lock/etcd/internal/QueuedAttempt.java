@@ -157,8 +157,7 @@ abstract class QueuedAttempt<R> implements LockAttempt {
             keyBytes = kb;
             created = Created.UNKNOWN;
         }
-        CompletableFuture<TxnResponse> txn = driver.calls().unary("queueing for " + prefix, KVGrpc.getTxnMethod(),
-                createRequest(kb, s));
+        CompletableFuture<TxnResponse> txn = driver.writes().txn("queueing for " + prefix, createRequest(kb, s));
         CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
             if (r.getSucceeded()) {
                 long mine = createdRevision(r, kb);

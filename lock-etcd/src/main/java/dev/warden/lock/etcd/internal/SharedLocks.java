@@ -91,7 +91,7 @@ final class SharedLocks {
     }
 
     private CompletableFuture<TxnResponse> delete(SharedGrant g) {
-        return driver.calls().unary("a guarded delete of " + g.key(), KVGrpc.getTxnMethod(),
+        return driver.writes().txn("a guarded delete of " + g.key(),
                 SharedQueue.release(Requests.bytes(g.key()), g.createRevision(), g.value()));
     }
 
