@@ -34,12 +34,26 @@ final class Nodes {
      */
     static final int PARENT_REAPED_TRIES = 10;
 
+    /** Versioned deletes on their way at once; more wait and go together ({@link DeleteCombiner}). */
+    private static final int DELETES_ON_THEIR_WAY = 2;
+
     private final CuratorFramework curator;
     private final Calls calls;
+    private final DeleteCombiner deletes;
 
     Nodes(CuratorFramework curator, Calls calls) {
         this.curator = curator;
         this.calls = calls;
+        this.deletes = new DeleteCombiner(this::handle, this::deleteAlone, DELETES_ON_THEIR_WAY);
+    }
+
+    /** The session's own ZooKeeper handle, which Curator does not retry across a lost connection. */
+    private org.apache.zookeeper.ZooKeeper handle() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new IllegalStateException("no ZooKeeper handle", e);
+        }
     }
 
     /** A contender's node as its create answered: its path and, when the reply carried it, its stat. */
@@ -195,8 +209,16 @@ final class Nodes {
                 });
     }
 
-    /** Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails. */
+    /**
+     * Deletes {@code path} if its data version is {@code version}: OK, NONODE or BADVERSION, else fails;
+     * together with the deletes started at the same time ({@link DeleteCombiner}).
+     */
     CompletableFuture<KeeperException.Code> delete(String path, int version) {
+        return deletes.delete(path, version);
+    }
+
+    /** {@link #delete(String, int)} alone, through Curator, guaranteed while the session lives. */
+    private CompletableFuture<KeeperException.Code> deleteAlone(String path, int version) {
         String what = "the delete of " + path;
         return calls.call(what, cb -> curator.delete().guaranteed().withVersion(version)
                         .inBackground(cb).forPath(path))
