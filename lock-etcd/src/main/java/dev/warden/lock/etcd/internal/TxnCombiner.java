@@ -1,6 +1,7 @@
 package dev.warden.lock.etcd.internal;
 
 import com.google.protobuf.ByteString;
+import dev.warden.lock.LockException;
 import io.etcd.jetcd.api.Compare;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.RangeRequest;
@@ -37,8 +38,13 @@ import java.util.concurrent.CompletableFuture;
  * nothing was written either, and each member is sent alone. When the outcome is unknown (a
  * deadline, a lost connection), every member fails with that error, as its own call would have.
  *
- * <p>Concurrency: {@code waiting}, {@code onTheirWay} and {@code alone} are guarded by {@code this};
- * calls are sent outside the monitor.
+ * <p>A combined call has the longest time left of its members; each member still fails at its own
+ * deadline (a timeout: the outcome unknown), whether it waits or is on its way, and one whose deadline
+ * passed while it waited is never sent. Members that read ranges of more than a few keys (a shared name's page of
+ * entries) are not combined, so no combined answer grows past what one call may carry.
+ *
+ * <p>Concurrency: {@code waiting}, {@code onTheirWay}, {@code answersToDrain}, {@code draining},
+ * {@code alone} and {@code combinedCalls} are guarded by {@code this}; calls are sent outside the monitor.
  */
 final class TxnCombiner {
 
@@ -52,6 +58,9 @@ final class TxnCombiner {
     private final int maxOnTheirWay;
     private final ArrayDeque<Member> waiting = new ArrayDeque<>();
     private int onTheirWay;
+    /** Answers whose next batch is still to be sent, and whether a thread is sending them: see {@link #answered}. */
+    private int answersToDrain;
+    private boolean draining;
     /** Set once etcd refuses a combined transaction for its size (a server run with a lower {@code --max-txn-ops}). */
     private boolean alone;
     private long combinedCalls;
@@ -64,18 +73,23 @@ final class TxnCombiner {
 
     /** Sends {@code request}, a guarded write, perhaps together with others; completes on the I/O thread. */
     CompletableFuture<TxnResponse> txn(String what, TxnRequest request) {
+        return txn(what, request, timeout);
+    }
+
+    /** As {@link #txn(String, TxnRequest)}, bounded by {@code limit} rather than the request timeout. */
+    CompletableFuture<TxnResponse> txn(String what, TxnRequest request, Duration limit) {
         Shape shape = Shape.of(request);
         if (shape == null) {
-            return calls.unary(what, KVGrpc.getTxnMethod(), request);
+            return calls.unary(what, limit, KVGrpc.getTxnMethod(), request);
         }
-        Member m = new Member(what, request, shape, System.nanoTime() + timeout.toNanos());
+        Member m = new Member(what, request, shape, System.nanoTime() + limit.toNanos());
         List<Member> batch;
         synchronized (this) {
             waiting.add(m);
-            if (onTheirWay >= maxOnTheirWay) {
-                return m.result;
-            }
-            batch = nextBatch();
+            batch = onTheirWay >= maxOnTheirWay ? null : nextBatch();
+        }
+        if (batch == null || !batch.contains(m)) {
+            failAtDeadline(m);
         }
         send(batch);
         return m.result;
@@ -110,40 +124,67 @@ final class TxnCombiner {
             it.remove();
         }
         onTheirWay++;
-        if (batch.size() > 1) {
-            combinedCalls++;
-        }
         return batch;
     }
 
-    /** Sends {@code batch} (nothing when null): one member as its own call, more as one transaction. */
+    /**
+     * Sends {@code batch} (nothing when null): one member as its own call, more as one transaction;
+     * a member whose deadline has passed fails without being sent.
+     */
     private void send(List<Member> batch) {
         if (batch == null) {
             return;
         }
-        if (batch.size() > 1) {
-            sendCombined(batch);
-            return;
+        List<Member> live = new ArrayList<>(batch.size());
+        for (Member m : batch) {
+            if (m.expired()) {
+                m.result.completeExceptionally(timedOut(m, "before it was sent"));
+            } else if (!m.result.isDone()) {
+                live.add(m);
+            }
         }
-        Member m = batch.get(0);
-        calls.unary(m.what, m.remaining(), KVGrpc.getTxnMethod(), m.request).whenComplete((r, error) -> {
+        if (live.isEmpty()) {
             answered();
-            complete(m, r, error);
-        });
+        } else if (live.size() > 1) {
+            sendCombined(live);
+        } else {
+            Member m = live.get(0);
+            calls.unary(m.what, m.remaining(), KVGrpc.getTxnMethod(), m.request).whenComplete((r, error) -> {
+                answered();
+                complete(m, r, error);
+            });
+        }
     }
 
     private void sendCombined(List<Member> batch) {
         TxnRequest.Builder combined = TxnRequest.newBuilder();
-        Duration limit = null;
+        Duration limit = Duration.ZERO;
+        int responses = 0;
         for (Member m : batch) {
             combined.addAllCompare(m.request.getCompareList()).addAllSuccess(m.request.getSuccessList());
+            responses += m.request.getSuccessCount();
             Duration left = m.remaining();
-            limit = limit == null || left.compareTo(limit) < 0 ? left : limit;
+            limit = left.compareTo(limit) > 0 ? left : limit;
         }
+        for (Member m : batch) {
+            // Each member fails at its own deadline, as its own call would, whatever the combined call's is.
+            failAtDeadline(m);
+        }
+        synchronized (this) {
+            combinedCalls++;
+        }
+        batch.forEach(m -> m.sent = true);
+        int expected = responses;
         String what = batch.get(0).what + " (with " + (batch.size() - 1) + " more in one transaction)";
         calls.unary(what, limit, KVGrpc.getTxnMethod(), combined.build()).whenComplete((r, error) -> {
             answered();
-            if (error == null && r.getSucceeded()) {
+            if (error == null && r.getSucceeded() && r.getResponsesCount() != expected) {
+                for (Member m : batch) {
+                    m.result.completeExceptionally(new LockException(LockException.Reason.PROTOCOL,
+                            "etcd answered a transaction of " + expected + " operations with " + r.getResponsesCount()
+                                    + " responses (" + m.what + ")"));
+                }
+            } else if (error == null && r.getSucceeded()) {
                 int from = 0;
                 for (Member m : batch) {
                     int n = m.request.getSuccessCount();
@@ -154,25 +195,67 @@ final class TxnCombiner {
             } else if (error == null || refused(error)) {
                 // Nothing was written: each member alone says which compare failed, or which member etcd refuses.
                 for (Member m : batch) {
-                    calls.unary(m.what, m.remaining(), KVGrpc.getTxnMethod(), m.request)
-                            .whenComplete((one, e) -> complete(m, one, e));
+                    if (!m.result.isDone()) {
+                        calls.unary(m.what, m.remaining(), KVGrpc.getTxnMethod(), m.request)
+                                .whenComplete((one, e) -> complete(m, one, e));
+                    }
                 }
             } else {
+                Status status = EtcdErrors.status(error);
                 for (Member m : batch) {
-                    m.result.completeExceptionally(error);
+                    m.result.completeExceptionally(status == null ? error : calls.translate(m.what
+                            + " (in one transaction with " + (batch.size() - 1) + " more)", status.asRuntimeException()));
                 }
             }
         });
     }
 
-    /** One call answered: the next batch, if one waits, goes now. */
+    /** Fails {@code m} at its deadline unless answered first (once per member: waiting, then sent). */
+    private void failAtDeadline(Member m) {
+        synchronized (m) {
+            if (m.timed || m.result.isDone()) {
+                return;
+            }
+            m.timed = true;
+        }
+        java.util.concurrent.ScheduledFuture<?> timer = calls.schedule(() -> m.result.completeExceptionally(
+                timedOut(m, m.sent ? "in a combined transaction" : "before it was sent")), m.remaining().toNanos());
+        if (timer != null) {
+            m.result.whenComplete((r, e) -> timer.cancel(false));
+        }
+    }
+
+    private LockException timedOut(Member m, String where) {
+        return calls.translate(m.what, Status.DEADLINE_EXCEEDED.withDescription("the request timeout passed " + where)
+                .asRuntimeException());
+    }
+
+    /**
+     * One call answered: the next batch, if one waits, goes now. A call that fails at once (a channel
+     * shut down) answers inside {@link #send}; the thread already sending batches sends the next one
+     * too, in a loop, so a queue of such failures never deepens the stack.
+     */
     private void answered() {
-        List<Member> next;
         synchronized (this) {
             onTheirWay--;
-            next = nextBatch();
+            answersToDrain++;
+            if (draining) {
+                return;
+            }
+            draining = true;
         }
-        send(next);
+        while (true) {
+            List<Member> next;
+            synchronized (this) {
+                if (answersToDrain == 0) {
+                    draining = false;
+                    return;
+                }
+                answersToDrain--;
+                next = nextBatch();
+            }
+            send(next);
+        }
     }
 
     private static void complete(Member m, TxnResponse r, Throwable error) {
@@ -184,19 +267,25 @@ final class TxnCombiner {
     }
 
     /**
-     * Whether etcd answered the combined call with a refusal, which writes nothing: anything but an
-     * unknown outcome (a deadline, a lost or cancelled call, an internal error).
+     * Whether etcd answered the combined call with a refusal, which writes nothing: an error of etcd's
+     * own ({@code etcdserver: ...}: a lease not found, a permission denied, too many operations), never
+     * an unknown outcome (a deadline, a lost or cancelled call, an internal error) nor a refusal of the
+     * client's own (an answer too large to take), after which the transaction may have been applied.
      */
     private boolean refused(Throwable error) {
         Status status = EtcdErrors.status(error);
         if (status == null) {
             return false;
         }
+        String description = String.valueOf(status.getDescription());
         switch (status.getCode()) {
             case DEADLINE_EXCEEDED, UNAVAILABLE, CANCELLED, UNKNOWN, INTERNAL, ABORTED, DATA_LOSS, OK:
                 return false;
             default:
-                if (String.valueOf(status.getDescription()).contains("too many operations in txn request")) {
+                if (!description.startsWith("etcdserver: ")) {
+                    return false;
+                }
+                if (description.contains("too many operations in txn request")) {
                     synchronized (this) {
                         if (!alone) {
                             log.info("etcd refuses transactions of {} operations or fewer (its --max-txn-ops is below "
@@ -215,12 +304,20 @@ final class TxnCombiner {
         final Shape shape;
         final long deadline;
         final CompletableFuture<TxnResponse> result = new CompletableFuture<>();
+        /** Guarded by the member: whether a timer fails it at its deadline. */
+        boolean timed;
+        /** Set before its combined call is sent; read by the timer (a late read only words the message). */
+        volatile boolean sent;
 
         Member(String what, TxnRequest request, Shape shape, long deadline) {
             this.what = what;
             this.request = request;
             this.shape = shape;
             this.deadline = deadline;
+        }
+
+        boolean expired() {
+            return deadline - System.nanoTime() <= 0;
         }
 
         /** What is left of the member's request timeout (at least a millisecond), counted from when it was started. */
@@ -231,9 +328,13 @@ final class TxnCombiner {
 
     /**
      * The keys a transaction writes (single keys, put or deleted) and the keys and ranges it compares
-     * or reads; null when it is not one we combine (a ranged delete, a nested transaction).
+     * or reads; null when it is not one we combine (a ranged delete, a nested transaction, a read of a
+     * range of more than {@value #MAX_RANGE_LIMIT} keys or without a limit, a transaction that writes nothing).
      */
     record Shape(List<ByteString> writes, List<ByteString[]> reads) {
+
+        /** The most keys a combined member's ranged read may ask for: a lock's queue read asks for two. */
+        static final int MAX_RANGE_LIMIT = 16;
 
         private static final Comparator<ByteString> ORDER = ByteString.unsignedLexicographicalComparator();
 
@@ -254,6 +355,9 @@ final class TxnCombiner {
                     }
                     case REQUEST_RANGE -> {
                         RangeRequest r = op.getRequestRange();
+                        if (!r.getRangeEnd().isEmpty() && (r.getLimit() <= 0 || r.getLimit() > MAX_RANGE_LIMIT)) {
+                            return null;
+                        }
                         reads.add(new ByteString[] {r.getKey(), r.getRangeEnd()});
                     }
                     default -> {

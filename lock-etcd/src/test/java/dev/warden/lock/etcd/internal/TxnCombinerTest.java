@@ -182,13 +182,39 @@ class TxnCombinerTest {
     }
 
     @Test
-    @DisplayName("a combined transaction whose answer never comes fails every member with the timeout")
-    void unknownOutcome() throws Exception {
-        TxnCombiner c = combiner(Duration.ofMillis(400));
+    @DisplayName("a member whose deadline passed while it waited fails without being sent; the others go together")
+    void expiredWhileWaiting() throws Exception {
+        TxnCombiner c = combiner(Duration.ofSeconds(10));
         server.pause();
         List<CompletableFuture<TxnResponse>> started = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            started.add(c.txn("test " + i, create(prefix + i, lease)));
+        started.add(c.txn("first", create(prefix + "first", lease), Duration.ofMillis(1500)));
+        started.add(c.txn("old", create(prefix + "old", lease), Duration.ofMillis(500)));
+        for (int i = 0; i < 3; i++) {
+            started.add(c.txn("young " + i, create(prefix + "young" + i, lease)));
+        }
+        // The first times out at 1.5 s; "old" has had no time left since 0.5 s and is not sent; the young ones go together.
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<TxnResponse> f = started.get(i);
+            assertThatThrownBy(() -> get(f)).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(LockException.class);
+        }
+        server.resume();
+        for (int i = 2; i < 5; i++) {
+            assertThat(get(started.get(i)).getSucceeded()).as("young member %d", i - 2).isTrue();
+        }
+        assertThat(c.combinedCalls()).isEqualTo(1);
+        assertThat(server.keys(prefix)).doesNotContain(prefix + "old").contains(prefix + "young0", prefix + "young1", prefix + "young2");
+    }
+
+    @Test
+    @DisplayName("a combined transaction whose answer never comes fails every member with the timeout")
+    void unknownOutcome() throws Exception {
+        TxnCombiner c = combiner(Duration.ofSeconds(10));
+        server.pause();
+        List<CompletableFuture<TxnResponse>> started = new ArrayList<>();
+        // The first times out at 0.3 s; the other three then go together with 0.5 s left, and time out too.
+        started.add(c.txn("first", create(prefix + "first", lease), Duration.ofMillis(300)));
+        for (int i = 0; i < 3; i++) {
+            started.add(c.txn("test " + i, create(prefix + i, lease), Duration.ofMillis(800)));
         }
         for (CompletableFuture<TxnResponse> f : started) {
             assertThatThrownBy(() -> get(f)).isInstanceOf(ExecutionException.class)
@@ -208,7 +234,7 @@ class TxnCombinerTest {
         TxnRequest readsPrefix = TxnRequest.newBuilder()
                 .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(bytes("ns/c/1"))))
                 .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(bytes("ns/a/"))
-                        .setRangeEnd(bytes("ns/a0")))).build();
+                        .setRangeEnd(bytes("ns/a0")).setLimit(2))).build();
         assertThat(TxnCombiner.Shape.of(readsPrefix).conflicts(a)).isTrue();
         assertThat(TxnCombiner.Shape.of(readsPrefix).conflicts(b)).isFalse();
         TxnRequest readsToTheEnd = TxnRequest.newBuilder()
@@ -220,6 +246,14 @@ class TxnCombinerTest {
         TxnRequest rangedDelete = TxnRequest.newBuilder().addSuccess(RequestOp.newBuilder().setRequestDeleteRange(
                 DeleteRangeRequest.newBuilder().setKey(bytes("ns/")).setRangeEnd(bytes("ns0")))).build();
         assertThat(TxnCombiner.Shape.of(rangedDelete)).isNull();
+        TxnRequest readsAPage = TxnRequest.newBuilder()
+                .addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(bytes("ns/c/1"))))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(bytes("ns/c/"))
+                        .setRangeEnd(bytes("ns/c0")).setLimit(500))).build();
+        assertThat(TxnCombiner.Shape.of(readsAPage)).as("a page of 500 entries: its answer could be large").isNull();
+        assertThat(TxnCombiner.Shape.of(readsAPage.toBuilder().setSuccess(1, RequestOp.newBuilder().setRequestRange(
+                RangeRequest.newBuilder().setKey(bytes("ns/c/")).setRangeEnd(bytes("ns/c0")))).build()))
+                .as("a range without a limit").isNull();
         assertThat(TxnCombiner.Shape.of(Requests.recheck(bytes("k"), 5, bytes("p/"), bytes("p0"), bytes("f")))).as("read-only").isNull();
     }
 }

@@ -26,8 +26,8 @@ import java.util.function.Supplier;
  * lost connection): a delete that did happen then finds no node, the answer a delete whose first reply
  * was lost gets today.
  *
- * <p>Concurrency: {@code waiting} and {@code onTheirWay} are guarded by {@code this}; calls are sent
- * outside the monitor.
+ * <p>Concurrency: {@code waiting}, {@code onTheirWay}, {@code answersToDrain}, {@code draining} and
+ * {@code combinedCalls} are guarded by {@code this}; calls are sent outside the monitor.
  */
 final class DeleteCombiner {
 
@@ -39,6 +39,9 @@ final class DeleteCombiner {
     private final int maxOnTheirWay;
     private final ArrayDeque<Delete> waiting = new ArrayDeque<>();
     private int onTheirWay;
+    /** Answers whose next batch is still to be sent, and whether a thread is sending them: see {@link #answered}. */
+    private int answersToDrain;
+    private boolean draining;
     private long combinedCalls;
 
     /**
@@ -124,14 +127,32 @@ final class DeleteCombiner {
         alone.apply(d.path, d.version).whenComplete((code, error) -> complete(d, code, error));
     }
 
-    /** One call answered: the next batch, if one waits, goes now. */
+    /**
+     * One call answered: the next batch, if one waits, goes now. A call that fails at once (Curator
+     * closed) answers inside {@link #send}; the thread already sending batches sends the next one too,
+     * in a loop, so a queue of such failures never deepens the stack.
+     */
     private void answered() {
-        List<Delete> next;
         synchronized (this) {
             onTheirWay--;
-            next = nextBatch();
+            answersToDrain++;
+            if (draining) {
+                return;
+            }
+            draining = true;
         }
-        send(next);
+        while (true) {
+            List<Delete> next;
+            synchronized (this) {
+                if (answersToDrain == 0) {
+                    draining = false;
+                    return;
+                }
+                answersToDrain--;
+                next = nextBatch();
+            }
+            send(next);
+        }
     }
 
     private static void complete(Delete d, KeeperException.Code code, Throwable error) {

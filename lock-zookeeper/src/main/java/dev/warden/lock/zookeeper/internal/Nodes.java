@@ -47,7 +47,11 @@ final class Nodes {
         this.deletes = new DeleteCombiner(this::handle, this::deleteAlone, DELETES_ON_THEIR_WAY);
     }
 
-    /** The session's own ZooKeeper handle, which Curator does not retry across a lost connection. */
+    /**
+     * The session's own ZooKeeper handle, which Curator does not retry across a lost connection. Paths
+     * are absolute on it as on Curator: the client has no Curator namespace, and endpoints with a chroot
+     * are refused ({@link Endpoints}); both would have to be applied here.
+     */
     private org.apache.zookeeper.ZooKeeper handle() {
         try {
             return curator.getZookeeperClient().getZooKeeper();
