@@ -25,6 +25,8 @@ public final class Hold {
     private final Lease lease;
     private final Lease view;
     private final AtomicBoolean bound = new AtomicBoolean(true);
+    /** How far past a delayed release the maximum hold time is moved when the task ends ({@link #releaseLater}). */
+    static final Duration RELEASE_BACKSTOP = Duration.ofMillis(500);
     /** On {@link System#nanoTime()}'s scale: the keeper's maximum hold time ends here or later. */
     private volatile long holdEndsNoEarlierThan;
 
@@ -88,6 +90,22 @@ public final class Hold {
         return toHoldEnd <= 0 ? Duration.ZERO
                 : untilLockAtLeast.compareTo(Duration.ofNanos(toHoldEnd)) < 0 ? untilLockAtLeast
                 : Duration.ofNanos(toHoldEnd);
+    }
+
+    /**
+     * Releases the lease {@code untilLockAtLeast} from now, brought forward to the earliest end of the maximum
+     * hold time ({@link #releaseDelay}); false when that is now, or the lease is no longer held. The task is
+     * over, so the maximum hold time only backs the release up from here: it is moved {@link #RELEASE_BACKSTOP}
+     * past the release. The release's delay is read from the clock before it is scheduled, and a thread
+     * preempted in between (a loaded machine) would otherwise schedule it after the limit, which then passes
+     * first and reads as a lost lease.
+     */
+    boolean releaseLater(Duration untilLockAtLeast) {
+        Duration delay = releaseDelay(untilLockAtLeast);
+        if (delay.isZero() || !lease.setMaxHoldTime(delay.plus(RELEASE_BACKSTOP))) {
+            return false;
+        }
+        return lease.releaseAfter(delay);
     }
 
     /** Moves the maximum hold time to {@code fromNow} from now; false when the lease is no longer held. */

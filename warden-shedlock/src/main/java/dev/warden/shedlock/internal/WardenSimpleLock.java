@@ -37,12 +37,9 @@ public final class WardenSimpleLock implements SimpleLock {
         }
         hold.unbind();
         Duration untilLockAtLeast = Duration.between(ClockProvider.now(), configuration.getLockAtLeastUntil());
-        if (untilLockAtLeast.compareTo(Duration.ZERO) > 0) {
-            Duration delay = hold.releaseDelay(untilLockAtLeast);
-            // False when the lease is no longer held: the release below reports how it ended.
-            if (delay.compareTo(Duration.ZERO) > 0 && hold.lease().releaseAfter(delay)) {
-                return;
-            }
+        // False when the lease is no longer held: the release below reports how it ended.
+        if (untilLockAtLeast.compareTo(Duration.ZERO) > 0 && hold.releaseLater(untilLockAtLeast)) {
+            return;
         }
         hold.release(true);
     }
