@@ -8,6 +8,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,14 +38,21 @@ final class Nodes {
     /** Versioned deletes on their way at once; more wait and go together ({@link DeleteCombiner}). */
     private static final int DELETES_ON_THEIR_WAY = 2;
 
+    /** Queue entries' creates on their way at once; more wait and go together ({@link CreateCombiner}). */
+    private static final int CREATES_ON_THEIR_WAY = 2;
+
     private final CuratorFramework curator;
     private final Calls calls;
     private final DeleteCombiner deletes;
+    private final CreateCombiner creates;
 
-    Nodes(CuratorFramework curator, Calls calls) {
+    /** @param acl the ACL of every node this client creates, as Curator's ACL provider gives it */
+    Nodes(CuratorFramework curator, Calls calls, List<ACL> acl) {
         this.curator = curator;
         this.calls = calls;
         this.deletes = new DeleteCombiner(this::handle, this::deleteAlone, DELETES_ON_THEIR_WAY);
+        this.creates = new CreateCombiner(this::handle, acl, (parent, node, data) -> create(parent, node, data, 1),
+                this::children, this::delete, calls.executor(), CREATES_ON_THEIR_WAY);
     }
 
     /**
@@ -66,19 +74,21 @@ final class Nodes {
 
     /**
      * Creates a protected ephemeral sequential node under {@code lockPath}, creating the parents as
-     * containers; completes with its path and the stat from the create's own reply (null when Curator
-     * found the node again after a lost reply). A parent reaped by the server before the child was
-     * created (NoNode) is created again and the create retried, as Curator's own lock recipe does.
+     * containers; completes with its path and the stat from the create's own reply (null when the node
+     * was found again after a lost reply). Creates started together go as one multi
+     * ({@link CreateCombiner}). A parent reaped by the server before the child was created (NoNode) is
+     * created again and the create retried, as Curator's own lock recipe does.
      */
-    CompletableFuture<Created> create(String lockPath, byte[] data) {
-        return create(lockPath, Paths.NODE, data, 1);
+    CreateCombiner.Creation create(String lockPath, byte[] data) {
+        return creates.create(lockPath, Paths.NODE, data);
     }
 
     /** As {@link #create(String, byte[])}, the child named {@code node} before its protection and sequence. */
-    CompletableFuture<Created> create(String parentPath, String node, byte[] data) {
-        return create(parentPath, node, data, 1);
+    CreateCombiner.Creation create(String parentPath, String node, byte[] data) {
+        return creates.create(parentPath, node, data);
     }
 
+    /** One create alone, through Curator: its protection finds the node again after a lost reply. */
     private CompletableFuture<Created> create(String lockPath, String node, byte[] data, int attempt) {
         String what = "the create of a node under " + lockPath;
         return calls.call(what, cb -> curator.create().storingStatIn(new Stat())

@@ -14,8 +14,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * What a lock's {@link ZooKeeperAttempt} and a shared name's {@link SharedAttempt} do alike: one
- * ephemeral sequential entry under a parent node, created (with Curator's protection, so a create whose
- * reply was lost is found again or deleted) as soon as the attempt starts; polls that read the queue
+ * ephemeral sequential entry under a parent node, created (protected as Curator protects a create, so one
+ * whose reply was lost is found again or deleted; with the creates started at the same time, see
+ * {@link CreateCombiner}) as soon as the attempt starts; polls that read the queue
  * (the first one right behind the create: the parent's children, and for a lock the namespace's token
  * floor in the same request), bounded by the request timeout, with a grant admitted in order with
  * connection states; a wait between polls on what the last poll said to watch, woken by a change, the
@@ -39,6 +40,8 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
     private final String what;
     /** This attempt's entry, once created; completes whatever the request timeout. */
     private final CompletableFuture<Nodes.Created> created;
+    /** Completes once the entry's create was handed to the session (it may wait for others first). */
+    private final CompletableFuture<Void> createSent;
 
     private boolean ended;
     private boolean firstPoll = true;
@@ -47,12 +50,13 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
     private CompletableFuture<Void> waiting;
 
     /** @param kind {@code lock} or {@code shared name}, for messages */
-    QueuedAttempt(ZooKeeperDriver driver, String kind, String name, String queuePath, CompletableFuture<Nodes.Created> created) {
+    QueuedAttempt(ZooKeeperDriver driver, String kind, String name, String queuePath, CreateCombiner.Creation creation) {
         this.driver = driver;
         this.name = name;
         this.queuePath = queuePath;
         this.what = kind + " '" + name + "'";
-        this.created = created;
+        this.created = creation.created();
+        this.createSent = creation.sent();
     }
 
     /** The entry's place in {@code children}: what keeps it out, null when granted; throws {@link #gone()} when absent. */
@@ -88,10 +92,11 @@ abstract class QueuedAttempt<T> implements TrackedAttempt {
         long sentAt = System.nanoTime();
         // ZooKeeper answers one session's requests in order, so the queue read right behind the create,
         // without waiting for its reply, normally lists the new entry already: an uncontended acquire
-        // takes one round trip. That read counts only if it lists this entry; otherwise (parents created
-        // first, a create retried after a lost connection, any error) the queue is read again once the
-        // create has answered, as every later poll does.
-        CompletableFuture<Nodes.Listing> early = first && !created.isDone() ? read() : null;
+        // takes one round trip. It is sent when the create is (a create may wait to go with others), from
+        // the thread that sends it. That read counts only if it lists this entry; otherwise (parents
+        // created first, a create retried alone or after a lost connection, any error) the queue is read
+        // again once the create has answered, as every later poll does.
+        CompletableFuture<Nodes.Listing> early = first && !created.isDone() ? createSent.thenCompose(sent -> read()) : null;
         CompletableFuture<Optional<ZooKeeperGrant>> polled = created.thenCompose(node -> {
             CompletableFuture<Nodes.Listing> read = early == null ? read()
                     : early.handle((listed, error) -> error == null

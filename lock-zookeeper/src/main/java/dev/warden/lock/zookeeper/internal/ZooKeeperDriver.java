@@ -69,7 +69,7 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         this.servers = servers;
         this.namespace = config.namespace();
         this.calls = new Calls(lifecycle.executor(), config.requestTimeout(), servers);
-        this.nodes = new Nodes(lifecycle.curator(), calls);
+        this.nodes = new Nodes(lifecycle.curator(), calls, lifecycle.security().acl());
         this.numbers = new RisingNumbers(nodes);
         this.session = new ZooKeeperSession(servers, lostOn, () -> List.copyOf(attempts).forEach(TrackedAttempt::interrupt));
         this.grants = new Grants(calls, nodes, session, servers, config.ttl(), this::isClosed);
