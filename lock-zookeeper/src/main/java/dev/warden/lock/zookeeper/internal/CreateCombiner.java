@@ -32,9 +32,9 @@ import java.util.function.Supplier;
  * A {@code multi} is all or nothing:
  * <ul>
  *   <li>answered OK: every entry was created;</li>
- *   <li>answered with an error (a parent reaped or missing, no permission): nothing was created, and
- *       each entry is sent again alone through {@code alone}, Curator's protected create, which creates
- *       the parents;</li>
+ *   <li>answered with an error (a parent reaped or missing, no permission): nothing was created; the
+ *       entries the server refused are sent again alone through {@code alone}, Curator's protected
+ *       create, which creates the parents, and the rest wait to go together again;</li>
  *   <li>no answer (a lost connection, an expired session) or no handle: the outcome is unknown, so each
  *       entry is looked for by its id among its parent's children, as Curator's protected create does
  *       after a lost reply; found, it is the entry (its stat read later), otherwise it is sent alone.
@@ -128,7 +128,7 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
                         created(batch.get(i), results.get(i));
                     }
                 } else if (results != null) {
-                    batch.forEach(this::sendAlone);
+                    refused(batch, results);
                 } else {
                     log.debug("a multi of {} creates went unanswered ({}); looking for each entry",
                             batch.size(), KeeperException.Code.get(rc));
@@ -142,6 +142,32 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
         } finally {
             batch.forEach(c -> c.sent.complete(null));
         }
+    }
+
+    /**
+     * The server refused the {@code multi}, so nothing was created. The creates it refused (a missing
+     * parent, most often a name's first entry) go alone, which creates the parents; the others, undone
+     * only for being beside them (their results {@code OK} before the refused one, and
+     * {@code RUNTIMEINCONSISTENCY} after it), wait again to go together.
+     */
+    private void refused(List<Create> batch, List<OpResult> results) {
+        List<Create> again = new ArrayList<>();
+        boolean found = false;
+        for (int i = 0; i < batch.size(); i++) {
+            if (i < results.size() && results.get(i) instanceof OpResult.ErrorResult error
+                    && (error.getErr() == KeeperException.Code.OK.intValue()
+                    || error.getErr() == KeeperException.Code.RUNTIMEINCONSISTENCY.intValue())) {
+                again.add(batch.get(i));
+            } else {
+                found |= i < results.size() && results.get(i) instanceof OpResult.ErrorResult;
+                sendAlone(batch.get(i));
+            }
+        }
+        if (!found) {
+            again.forEach(this::sendAlone);
+            return;
+        }
+        submit(again);
     }
 
     private void created(Create c, OpResult result) {

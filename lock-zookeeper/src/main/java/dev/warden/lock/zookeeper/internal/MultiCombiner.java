@@ -48,9 +48,17 @@ abstract class MultiCombiner<M> {
 
     /** Queues {@code write}; sends it (and whatever else waits) when fewer than the most calls are on their way. */
     final void submit(M write) {
+        submit(List.of(write));
+    }
+
+    /** Queues {@code writes} in order, as {@link #submit(Object)} does one. */
+    final void submit(List<M> writes) {
+        if (writes.isEmpty()) {
+            return;
+        }
         List<M> batch;
         synchronized (this) {
-            waiting.add(write);
+            waiting.addAll(writes);
             if (onTheirWay >= maxOnTheirWay) {
                 return;
             }
