@@ -58,11 +58,12 @@ public abstract class LockFailoverContractTest extends LockKit {
     }
 
     /**
-     * Whether a lease held through the fault outlives it when the failover is shorter than its TTL. True
-     * where clients talk to the primary alone (Redis: the frozen replica serves no client). A quorum
-     * backend's client may be connected to the member that is frozen or killed; its renewals then wait for
-     * a reconnection and may run out of time: such a backend answers false, and the clause only asks that a
-     * lease lost that way was told.
+     * Whether a lease held through the fault outlives it when the failover leaves it time to renew on the
+     * new primary (what it had left at the cut, less the failover, exceeds the time a renewal takes to get
+     * through). True where clients talk to the primary alone (Redis: the frozen replica serves no client).
+     * A quorum backend's client may be connected to the member that is frozen or killed; its renewals then
+     * wait for a reconnection and may run out of time: such a backend answers false, and the clause only
+     * asks that a lease lost that way was told.
      */
     protected boolean leasesOutliveAShortFailover() {
         return true;
