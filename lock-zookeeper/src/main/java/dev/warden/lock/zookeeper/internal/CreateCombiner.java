@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -32,25 +33,28 @@ import java.util.function.Supplier;
  * A {@code multi} is all or nothing:
  * <ul>
  *   <li>answered OK: every entry was created;</li>
- *   <li>answered with an error (a parent reaped or missing, no permission): nothing was created; the
- *       entries the server refused are sent again alone through {@code alone}, Curator's protected
- *       create, which creates the parents, and the rest wait to go together again;</li>
- *   <li>no answer (a lost connection, an expired session) or no handle: the outcome is unknown, so each
- *       entry is looked for by its id among its parent's children, as Curator's protected create does
- *       after a lost reply; found, it is the entry (its stat read later), otherwise it is sent alone.
- *       When even that read fails, the attempt fails, and the entry, should the {@code multi} have
- *       created it, is looked for and deleted in the background, so it never blocks the queue for the
- *       rest of the session.</li>
+ *   <li>answered with an error (a parent reaped or missing, no permission): nothing was created. The
+ *       server checks the ops in order and stops at the first it refuses, so the entries before it
+ *       (whose parents it found) go back to the head of the queue to go together again, and the refused
+ *       one and those after it are sent alone through {@code alone}, Curator's protected create, which
+ *       creates the parents: at most one refusal per batch;</li>
+ *   <li>no answer (a lost connection, an expired session, any error in the reply's header) or an
+ *       answer this client cannot read: the outcome is unknown, so each entry is looked for by its id
+ *       among its parent's children, as Curator's protected create does after a lost reply; found, it
+ *       is the entry (its stat read later), otherwise it is sent alone. When even that read fails, the
+ *       attempt's poll fails (lock-api abandons it and may try again), and the entry, should the
+ *       {@code multi} have created it, is looked for and deleted in the background, a second after each
+ *       failed look, for as long as the session that sent it lives (its end removes the entry anyway);</li>
+ *   <li>not sent (no handle, a closed client): nothing can exist, and each entry is sent alone.</li>
  * </ul>
+ * Creates sent alone after a refused or unanswered {@code multi} are not counted among the calls on
+ * their way.
  *
  * <p>Concurrency: the queue is {@link MultiCombiner}'s; the rest is final.
  */
 final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
 
     private static final Logger log = LoggerFactory.getLogger(CreateCombiner.class);
-
-    /** How often, a second apart, an entry whose {@code multi} went unanswered is looked for to delete it. */
-    static final int LEFTOVER_TRIES = 30;
 
     /** One create sent alone: the parent, the node's name before its protection and sequence, its data. */
     interface Alone {
@@ -120,76 +124,71 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
         for (Create c : batch) {
             ops.add(Op.create(c.path, c.data, options));
         }
+        // The callback may run inside multi() (a path the client refuses, a handle already closed): the
+        // flag keeps an exception from it from being taken for a call never sent.
+        AtomicBoolean calledBack = new AtomicBoolean();
         try {
-            handle.get().multi(ops, (rc, path, ctx, results) -> {
+            ZooKeeper zk = handle.get();
+            long session = zk.getSessionId();
+            zk.multi(ops, (rc, path, ctx, results) -> {
+                calledBack.set(true);
                 answered.run();
-                if (rc == KeeperException.Code.OK.intValue() && results != null && results.size() == batch.size()) {
+                if (rc == KeeperException.Code.OK.intValue() && results != null && results.size() == batch.size()
+                        && results.stream().allMatch(OpResult.CreateResult.class::isInstance)) {
                     for (int i = 0; i < batch.size(); i++) {
-                        created(batch.get(i), results.get(i));
+                        created(batch.get(i), (OpResult.CreateResult) results.get(i));
                     }
-                } else if (results != null) {
+                } else if (rc != KeeperException.Code.OK.intValue() && results != null) {
                     refused(batch, results);
                 } else {
                     log.debug("a multi of {} creates went unanswered ({}); looking for each entry",
                             batch.size(), KeeperException.Code.get(rc));
-                    batch.forEach(this::findOrSendAlone);
+                    batch.forEach(c -> findOrSendAlone(c, session));
                 }
             }, null);
         } catch (RuntimeException e) {
-            // Nothing was sent (no handle, a closed client): no entry can exist.
-            answered.run();
-            batch.forEach(this::sendAlone);
+            if (!calledBack.get()) {
+                // Nothing was sent (no handle, a closed client): no entry can exist.
+                answered.run();
+                batch.forEach(this::sendAlone);
+            }
         } finally {
             batch.forEach(c -> c.sent.complete(null));
         }
     }
 
     /**
-     * The server refused the {@code multi}, so nothing was created. The creates it refused (a missing
-     * parent, most often a name's first entry) go alone, which creates the parents; the others, undone
-     * only for being beside them (their results {@code OK} before the refused one, and
-     * {@code RUNTIMEINCONSISTENCY} after it), wait again to go together.
+     * The server refused the {@code multi}, so nothing was created. It stops at the first op it refuses
+     * (a missing parent, most often a name's first entry): the ops before it (results {@code OK}, undone)
+     * had their parents, and wait again at the head of the queue to go together; the refused one and
+     * those after it (results {@code RUNTIMEINCONSISTENCY}, never checked) go alone, which creates the
+     * parents.
      */
     private void refused(List<Create> batch, List<OpResult> results) {
-        List<Create> again = new ArrayList<>();
-        boolean found = false;
-        for (int i = 0; i < batch.size(); i++) {
-            if (i < results.size() && results.get(i) instanceof OpResult.ErrorResult error
-                    && (error.getErr() == KeeperException.Code.OK.intValue()
-                    || error.getErr() == KeeperException.Code.RUNTIMEINCONSISTENCY.intValue())) {
-                again.add(batch.get(i));
-            } else {
-                found |= i < results.size() && results.get(i) instanceof OpResult.ErrorResult;
-                sendAlone(batch.get(i));
-            }
+        int before = 0;
+        while (before < batch.size() && before < results.size() && results.get(before) instanceof OpResult.ErrorResult error
+                && error.getErr() == KeeperException.Code.OK.intValue()) {
+            before++;
         }
-        if (!found) {
-            again.forEach(this::sendAlone);
-            return;
-        }
-        submit(again);
+        batch.subList(before, batch.size()).forEach(this::sendAlone);
+        resubmitFirst(batch.subList(0, before));
     }
 
-    private void created(Create c, OpResult result) {
-        if (result instanceof OpResult.CreateResult r) {
-            Stat stat = r.getStat();
-            c.result.complete(new Nodes.Created(r.getPath(), stat == null || stat.getCzxid() == 0 ? null : stat));
-        } else {
-            // An OK multi whose results are not creates: the server is not what this client speaks to.
-            c.result.completeExceptionally(new IllegalStateException("a multi of creates answered " + result));
-        }
+    private static void created(Create c, OpResult.CreateResult result) {
+        Stat stat = result.getStat();
+        c.result.complete(new Nodes.Created(result.getPath(), stat == null || stat.getCzxid() == 0 ? null : stat));
     }
 
     private void sendAlone(Create c) {
         alone.create(c.parent, c.node, c.data).whenComplete((created, error) -> complete(c, created, error));
     }
 
-    /** After an unanswered multi: the entry if it was created, else a create alone. */
-    private void findOrSendAlone(Create c) {
+    /** After an unanswered multi sent in {@code session}: the entry if it was created, else a create alone. */
+    private void findOrSendAlone(Create c, long session) {
         children.apply(c.parent).whenComplete((listed, error) -> {
             if (error != null) {
                 c.result.completeExceptionally(error);
-                removeLeftover(c, 1);
+                removeLeftover(c, session);
                 return;
             }
             String mine = mine(c, listed);
@@ -201,8 +200,11 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
         });
     }
 
-    /** Deletes {@code c}'s entry should its unanswered multi have created it; tried again a second later when the read fails. */
-    private void removeLeftover(Create c, int attempt) {
+    /**
+     * Deletes {@code c}'s entry should its unanswered multi have created it; tried again a second after
+     * each failure while {@code session} (the one that sent it) lives: its end removes the entry.
+     */
+    private void removeLeftover(Create c, long session) {
         children.apply(c.parent).thenCompose(listed -> {
             String mine = mine(c, listed);
             return mine == null ? CompletableFuture.completedFuture(null) : delete.apply(c.parent + "/" + mine);
@@ -210,17 +212,25 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
             if (error == null) {
                 return;
             }
-            if (attempt >= LEFTOVER_TRIES) {
-                log.warn("could not make sure that no entry of an unanswered create is left under {}: {}", c.parent,
-                        error.getMessage());
+            if (!sessionLives(session)) {
+                log.debug("a leftover entry under {} went with its session", c.parent);
                 return;
             }
             try {
-                timer.schedule(() -> removeLeftover(c, attempt + 1), 1, TimeUnit.SECONDS);
+                timer.schedule(() -> removeLeftover(c, session), 1, TimeUnit.SECONDS);
             } catch (RejectedExecutionException closed) {
                 log.debug("no more tries to remove a leftover entry under {}: {}", c.parent, closed.getMessage());
             }
         });
+    }
+
+    /** Whether the client's handle is still the one of {@code session} (a new session follows an expired one). */
+    private boolean sessionLives(long session) {
+        try {
+            return handle.get().getSessionId() == session;
+        } catch (RuntimeException closed) {
+            return false;
+        }
     }
 
     /** The child of {@code c}'s parent with its protected prefix, or null. */

@@ -48,17 +48,30 @@ abstract class MultiCombiner<M> {
 
     /** Queues {@code write}; sends it (and whatever else waits) when fewer than the most calls are on their way. */
     final void submit(M write) {
-        submit(List.of(write));
+        List<M> batch;
+        synchronized (this) {
+            waiting.add(write);
+            if (onTheirWay >= maxOnTheirWay) {
+                return;
+            }
+            batch = nextBatch();
+        }
+        sendBatch(batch);
     }
 
-    /** Queues {@code writes} in order, as {@link #submit(Object)} does one. */
-    final void submit(List<M> writes) {
+    /**
+     * Puts {@code writes} back at the head of the queue, in order (they started before anything waiting),
+     * and sends a batch if fewer than the most calls are on their way.
+     */
+    final void resubmitFirst(List<M> writes) {
         if (writes.isEmpty()) {
             return;
         }
         List<M> batch;
         synchronized (this) {
-            waiting.addAll(writes);
+            for (int i = writes.size() - 1; i >= 0; i--) {
+                waiting.addFirst(writes.get(i));
+            }
             if (onTheirWay >= maxOnTheirWay) {
                 return;
             }

@@ -261,27 +261,30 @@ class CreateCombinerTest {
     }
 
     @Test
-    @DisplayName("a multi with one parent missing creates nothing: that create goes alone, which creates the parent, the others together again")
+    @DisplayName("a multi with a parent missing creates nothing: the creates before it go together again, it and those after it alone")
     void missingParent() throws Exception {
         CreateCombiner c = combiner(this::handle);
         String missing = parent + "/missing";
-        List<String> queues = queues(2);
+        List<String> queues = queues(3);
         server.pause();
         CreateCombiner.Creation first = c.create(parent, Paths.NODE, new byte[0]);
         List<CreateCombiner.Creation> started = new ArrayList<>();
         started.add(c.create(queues.get(0), Paths.NODE, new byte[0]));
-        started.add(c.create(missing, Paths.NODE, new byte[0]));
         started.add(c.create(queues.get(1), Paths.NODE, new byte[0]));
+        started.add(c.create(missing, Paths.NODE, new byte[0]));
+        started.add(c.create(queues.get(2), Paths.NODE, new byte[0]));
         server.resume();
         get(first);
-        assertThat(get(started.get(1)).path()).startsWith(missing + "/_c_");
-        get(started.get(0));
-        get(started.get(2));
-        assertThat(c.combinedCalls()).as("the refused multi, then the two beside the missing parent again").isEqualTo(2);
-        assertThat(sentAlone.get()).as("the first, then the one the server refused").isEqualTo(2);
+        assertThat(get(started.get(2)).path()).startsWith(missing + "/_c_");
+        for (CreateCombiner.Creation creation : started) {
+            assertThat(get(creation).stat()).isNotNull();
+        }
+        assertThat(c.combinedCalls()).as("the refused multi, then the two before the missing parent again").isEqualTo(2);
+        assertThat(get(started.get(0)).stat().getCzxid()).as("together again").isEqualTo(get(started.get(1)).stat().getCzxid());
+        assertThat(sentAlone.get()).as("the first, then the refused one and the one after it").isEqualTo(3);
         assertThat(childrenReads.get()).as("the server answered: nothing to look for").isZero();
         assertThat(curator.getChildren().forPath(missing)).hasSize(1);
-        assertThat(entries(queues)).isEqualTo(2);
+        assertThat(entries(queues)).isEqualTo(3);
     }
 
     @Test
