@@ -87,10 +87,13 @@ abstract class LeaseEndClauses {
         LockClient other = kit.client();
         Lease lease = kit.client().lock(name).acquire();
         AtomicReference<LeaseLost> lost = LockKit.watch(lease);
-        Duration delay = kit.ttl().multipliedBy(2);
+        // Held past a TTL (checked until a TTL and a renewal interval), then the release a slack later, so the
+        // check that another client cannot take the lock lands before it even when it runs late.
+        Duration heldFor = kit.ttl().plus(kit.renewInterval());
+        Duration delay = heldFor.plus(kit.slack());
         long t0 = System.nanoTime();
         assertThat(lease.releaseAfter(delay)).isTrue();
-        Await.during(kit.ttl().plus(kit.renewInterval()), "held and valid past a TTL after releaseAfter", lease::isValid);
+        Await.during(heldFor, "held and valid past a TTL after releaseAfter", lease::isValid);
         assertThat(other.lock(name).tryAcquire(Duration.ZERO)).as("the lock before the delay ran out").isEmpty();
         Lease next = other.lock(name).tryAcquire(delay.plus(kit.slack())).orElseThrow(
                 () -> new AssertionError("the lock was not released after the delay"));
