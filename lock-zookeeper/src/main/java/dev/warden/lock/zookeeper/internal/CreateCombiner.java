@@ -116,7 +116,7 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
             c.sent.complete(null);
             call.whenComplete((created, error) -> {
                 answered.run();
-                complete(c, created, error);
+                complete(c.result, created, error);
             });
             return;
         }
@@ -180,7 +180,7 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
     }
 
     private void sendAlone(Create c) {
-        alone.create(c.parent, c.node, c.data).whenComplete((created, error) -> complete(c, created, error));
+        alone.create(c.parent, c.node, c.data).whenComplete((created, error) -> complete(c.result, created, error));
     }
 
     /** After an unanswered multi sent in {@code session}: the entry if it was created, else a create alone. */
@@ -243,13 +243,6 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
         return null;
     }
 
-    private static void complete(Create c, Nodes.Created created, Throwable error) {
-        if (error != null) {
-            c.result.completeExceptionally(error);
-        } else {
-            c.result.complete(created);
-        }
-    }
 
     static final class Create {
         final String parent;

@@ -57,7 +57,7 @@ final class DeleteCombiner extends MultiCombiner<DeleteCombiner.Delete> {
             Delete d = batch.get(0);
             alone.apply(d.path, d.version).whenComplete((code, error) -> {
                 answered.run();
-                complete(d, code, error);
+                complete(d.result, code, error);
             });
             return;
         }
@@ -81,16 +81,9 @@ final class DeleteCombiner extends MultiCombiner<DeleteCombiner.Delete> {
     }
 
     private void sendAlone(Delete d) {
-        alone.apply(d.path, d.version).whenComplete((code, error) -> complete(d, code, error));
+        alone.apply(d.path, d.version).whenComplete((code, error) -> complete(d.result, code, error));
     }
 
-    private static void complete(Delete d, KeeperException.Code code, Throwable error) {
-        if (error != null) {
-            d.result.completeExceptionally(error);
-        } else {
-            d.result.complete(code);
-        }
-    }
 
     static final class Delete {
         final String path;

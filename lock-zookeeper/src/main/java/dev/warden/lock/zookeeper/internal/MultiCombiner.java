@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The queue behind {@link DeleteCombiner} and {@link CreateCombiner}: a write costs the ensemble a
@@ -83,6 +84,15 @@ abstract class MultiCombiner<M> {
     /** How many {@code multi}s of two writes or more were sent: for tests. */
     final synchronized long combinedCalls() {
         return combinedCalls;
+    }
+
+    /** Completes a write's {@code result} with what its call gave. */
+    static <T> void complete(CompletableFuture<T> result, T value, Throwable error) {
+        if (error != null) {
+            result.completeExceptionally(error);
+        } else {
+            result.complete(value);
+        }
     }
 
     /** Holding {@code this}: the next batch (no key twice), counted on its way; null when none waits. */

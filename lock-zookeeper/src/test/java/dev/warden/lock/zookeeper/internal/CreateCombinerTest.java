@@ -1,9 +1,6 @@
 package dev.warden.lock.zookeeper.internal;
 
-import dev.warden.testkit.ZooKeeperServer;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -14,7 +11,6 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,13 +35,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * then reports CONNECTIONLOSS instead of the server's answer.
  */
 @DisplayName("ZooKeeper backend: queue entries created together go as one multi")
-class CreateCombinerTest {
+class CreateCombinerTest extends CombinerFixture {
 
-    private static ZooKeeperServer server;
     private static ScheduledExecutorService timer;
 
-    private final String parent = "/created-" + UUID.randomUUID().toString().substring(0, 8);
-    private CuratorFramework curator;
     private final AtomicInteger sentAlone = new AtomicInteger();
     private final AtomicInteger childrenReads = new AtomicInteger();
     /** How many of the next children reads fail, as a lost connection would. */
@@ -54,44 +46,22 @@ class CreateCombinerTest {
     private ZooKeeper lostReplies;
 
     @BeforeAll
-    static void start() {
-        server = ZooKeeperServer.start();
+    static void startTimer() {
         timer = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterAll
-    static void stop() {
+    static void stopTimer() {
         timer.shutdownNow();
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        curator = CuratorFrameworkFactory.builder().connectString(server.connectString())
-                .sessionTimeoutMs(30_000).retryPolicy(new RetryOneTime(100)).build();
-        curator.start();
-        assertThat(curator.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-        curator.create().forPath(parent);
     }
 
     @AfterEach
-    void close() throws Exception {
+    void closeLostReplies() throws Exception {
         if (server.isPaused()) {
             server.resume();
         }
         if (lostReplies != null) {
             lostReplies.close();
-        }
-        curator.close();
-    }
-
-    private ZooKeeper handle() {
-        try {
-            return curator.getZookeeperClient().getZooKeeper();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
     }
 

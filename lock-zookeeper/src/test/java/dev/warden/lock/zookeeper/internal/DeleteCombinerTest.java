@@ -1,22 +1,13 @@
 package dev.warden.lock.zookeeper.internal;
 
-import dev.warden.testkit.ZooKeeperServer;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,52 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * go together is decided, not left to timing.
  */
 @DisplayName("ZooKeeper backend: deletes started together go as one multi")
-class DeleteCombinerTest {
+class DeleteCombinerTest extends CombinerFixture {
 
-    private static ZooKeeperServer server;
-
-    private final String parent = "/combined-" + UUID.randomUUID().toString().substring(0, 8);
-    private CuratorFramework curator;
     private final AtomicInteger sentAlone = new AtomicInteger();
-
-    @BeforeAll
-    static void start() {
-        server = ZooKeeperServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void connect() throws Exception {
-        curator = CuratorFrameworkFactory.builder().connectString(server.connectString())
-                .sessionTimeoutMs(30_000).retryPolicy(new RetryOneTime(100)).build();
-        curator.start();
-        assertThat(curator.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-        curator.create().forPath(parent);
-    }
-
-    @AfterEach
-    void close() {
-        if (server.isPaused()) {
-            server.resume();
-        }
-        curator.close();
-    }
 
     /** One call on its way at a time, so everything started meanwhile waits for it. */
     private DeleteCombiner combiner() {
-        return new DeleteCombiner(() -> {
-            try {
-                return curator.getZookeeperClient().getZooKeeper();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, this::alone, 1);
+        return new DeleteCombiner(this::handle, this::alone, 1);
     }
 
     private CompletableFuture<KeeperException.Code> alone(String path, int version) {
