@@ -224,10 +224,14 @@ final class CreateCombiner extends MultiCombiner<CreateCombiner.Create> {
         });
     }
 
-    /** Whether the client's handle is still the one of {@code session} (a new session follows an expired one). */
+    /**
+     * Whether the client's handle is still the one of {@code session} and not closed (a new session
+     * follows an expired one; a closed client has none).
+     */
     private boolean sessionLives(long session) {
         try {
-            return handle.get().getSessionId() == session;
+            ZooKeeper zk = handle.get();
+            return zk.getSessionId() == session && zk.getState().isAlive();
         } catch (RuntimeException closed) {
             return false;
         }
