@@ -1,6 +1,7 @@
 package dev.warden.lock.zookeeper.internal;
 
 import org.apache.curator.framework.CuratorFramework;
+import dev.warden.lock.tck.internal.Await;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -336,11 +338,13 @@ class CreateCombinerTest extends CombinerFixture {
         Nodes.Created kept = get(first);
         assertThatThrownBy(() -> get(a)).hasCauseInstanceOf(KeeperException.ConnectionLossException.class);
         assertThatThrownBy(() -> get(b)).hasCauseInstanceOf(KeeperException.ConnectionLossException.class);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (entries(queues) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(entries(queues)).as("the lost multi's entries, deleted").isZero();
+        Await.until(Duration.ofSeconds(20), "the lost multi's entries, deleted in the background", () -> {
+            try {
+                return entries(queues) == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
         assertThat(curator.getChildren().forPath(parent)).contains(Paths.nodeName(kept.path()));
     }
 
