@@ -178,6 +178,23 @@ public interface QuotaService extends AutoCloseable {
     Outcome charge(String account, String requestId, Pricing pricing);
 
     /**
+     * {@link #charge} without blocking the caller: the lock, the reads, {@code pricing} and the deduction run on one
+     * of the engine's charge threads ({@code warden.quota.charge-threads}, named {@code warden-quota-charge-N}), and
+     * the stage completes on a Warden thread, never the caller's and never the charge thread (so a callback that
+     * charges again, even blocking, cannot wait on itself). Same answers, same idempotency, same exceptions (as the
+     * stage's failure). With {@code warden.quota.combine-charges=true} the account's asynchronous and blocking
+     * charges wait in one queue and share the holds; a charge thread combines when no blocking caller does.
+     *
+     * <p>The stage fails with {@link QuotaException.Reason#CLOSED} when the service closes before the charge was
+     * sent; a charge on the wire when it closes may or may not have applied, as for {@link #charge}: retry it with
+     * its request id.
+     *
+     * @throws InvalidIdException for an invalid account or request id; nothing is queued
+     * @throws QuotaException {@link QuotaException.Reason#CLOSED} when the service is closed
+     */
+    CompletionStage<Outcome> chargeAsync(String account, String requestId, Pricing pricing);
+
+    /**
      * Authorisation hold: moves {@code amount} from the account's available balance to held, in one
      * script, journaled ({@link EntryKind#HOLD}). Held quota is not available to deductions or other
      * holds until it is captured, released or expires. Hold ids are unique per account, like request ids;

@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -30,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Combined charges ({@code warden.quota.combine-charges}) under generated concurrent workloads, against a real
  * redis-server: callers on their own threads charge one account with request ids they share (retries), prices that
- * depend on the balance, are flat, exceed it, throw or are no amount, while another thread deducts beside them.
+ * depend on the balance, are flat, exceed it, throw or are no amount, while another thread deducts beside them;
+ * some callers blocking in {@code charge}, others with every charge in flight at once through {@code chargeAsync}.
  * Whatever the interleaving (which callers share a round, which rounds skip their reads, which balances move under
  * them): each request id applies at most once, every applied charge was priced on the exact balance it applied to (or, charged alone after moving three
  * times, on a balance read), the journal chains, and every caller's answer is what the journal says.
@@ -50,6 +53,7 @@ class CombinedChargeCheckTest {
     private static QuotaService plain;
     private static ExecutorService threads;
     private static long calls;
+    private static long asyncCalls;
 
     @BeforeContainer
     static void start() {
@@ -66,7 +70,7 @@ class CombinedChargeCheckTest {
 
     @AfterContainer
     static void stop() {
-        System.out.printf("combined charge checker: %d charges checked%n", calls);
+        System.out.printf("combined charge checker: %d charges checked, %d of them asynchronous%n", calls, asyncCalls);
         threads.shutdownNow();
         try (RedisServer r = redis) {
             for (QuotaService q : new QuotaService[] {locked, unlocked, plain}) {
@@ -102,11 +106,19 @@ class CombinedChargeCheckTest {
         }
     }
 
-    record Workload(boolean underLock, long opening, List<List<Integer>> callers, int outside) {
+    /**
+     * @param asyncCallers bit i set: caller i uses {@code chargeAsync}, all its charges in flight at once, instead of
+     *                     {@code charge} one after the other
+     */
+    record Workload(boolean underLock, long opening, List<List<Integer>> callers, int outside, int asyncCallers) {
+        boolean async(int caller) {
+            return (asyncCallers & (1 << caller)) != 0;
+        }
+
         @Override
         public String toString() {
             return (underLock ? "locked" : "unlocked") + ", opening " + opening + ", outside deductions " + outside
-                    + ", callers' request ids " + callers;
+                    + ", callers' request ids " + callers + ", asynchronous callers (bits) " + Integer.toBinaryString(asyncCallers);
         }
     }
 
@@ -138,11 +150,16 @@ class CombinedChargeCheckTest {
         }
     }
 
+    private static Throwable unwrapped(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
     @Provide
     Arbitrary<Workload> workloads() {
         Arbitrary<List<Integer>> caller = Arbitraries.integers().between(0, RIDS - 1).list().ofMinSize(1).ofMaxSize(25);
         return Combinators.combine(Arbitraries.of(true, false), Arbitraries.longs().between(20, 400),
-                caller.list().ofMinSize(2).ofMaxSize(CALLERS_MAX), Arbitraries.integers().between(0, 15))
+                caller.list().ofMinSize(2).ofMaxSize(CALLERS_MAX), Arbitraries.integers().between(0, 15),
+                Arbitraries.integers().between(0, (1 << CALLERS_MAX) - 1))
                 .as(Workload::new);
     }
 
@@ -154,11 +171,26 @@ class CombinedChargeCheckTest {
         CountDownLatch go = new CountDownLatch(1);
         List<Call> all = new ArrayList<>();
         List<Future<?>> running = new ArrayList<>();
-        for (List<Integer> rids : w.callers()) {
-            List<Call> mine = rids.stream().map(Call::new).toList();
+        for (int caller = 0; caller < w.callers().size(); caller++) {
+            List<Call> mine = w.callers().get(caller).stream().map(Call::new).toList();
             all.addAll(mine);
+            boolean async = w.async(caller);
+            if (async) {
+                asyncCalls += mine.size();
+            }
             running.add(threads.submit(() -> {
                 go.await();
+                if (async) {
+                    List<CompletableFuture<?>> answers = new ArrayList<>();
+                    for (Call c : mine) {
+                        answers.add(quota.chargeAsync(account, c.requestId(), balance -> {
+                            c.pricedOn.add(balance);
+                            return c.kind().price(balance);
+                        }).toCompletableFuture().handle((outcome, e) -> c.answer = e != null ? unwrapped(e) : outcome));
+                    }
+                    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                    return null;
+                }
                 for (Call c : mine) {
                     try {
                         c.answer = quota.charge(account, c.requestId(), balance -> {

@@ -39,7 +39,7 @@ import java.util.function.Supplier;
  *   <tr><td>{@value #LATENCY} (timer, {@code operation})</td><td>every call, failures included; a batch is one sample</td></tr>
  * </table>
  * Operations: {@code open}, {@code top_up}, {@code refund}, {@code deduct} (with or without a lease,
- * blocking or not), {@code deduct_all}, {@code balance}, {@code charge}.
+ * blocking or not), {@code deduct_all}, {@code balance}, {@code charge} (blocking or not).
  *
  * <p>Observations: {@value #DEDUCT_OBSERVATION} and {@value #CHARGE_OBSERVATION}, with the low-cardinality key
  * {@code outcome} (as above, or {@code failed}) and the high-cardinality key {@code account}. They feed
@@ -112,12 +112,12 @@ public final class MeteredQuotaService implements QuotaService {
 
     @Override
     public CompletionStage<Outcome> deductAsync(String account, long amount, String requestId) {
-        return timedAsync(account, () -> delegate.deductAsync(account, amount, requestId));
+        return timedAsync("deduct", DEDUCT_OBSERVATION, account, () -> delegate.deductAsync(account, amount, requestId));
     }
 
     @Override
     public CompletionStage<Outcome> deductAsync(String account, long amount, String requestId, Lease lease) {
-        return timedAsync(account, () -> delegate.deductAsync(account, amount, requestId, lease));
+        return timedAsync("deduct", DEDUCT_OBSERVATION, account, () -> delegate.deductAsync(account, amount, requestId, lease));
     }
 
     @Override
@@ -151,6 +151,11 @@ public final class MeteredQuotaService implements QuotaService {
     @Override
     public Outcome charge(String account, String requestId, Pricing pricing) {
         return observed(CHARGE_OBSERVATION, account, () -> timed("charge", () -> delegate.charge(account, requestId, pricing)));
+    }
+
+    @Override
+    public CompletionStage<Outcome> chargeAsync(String account, String requestId, Pricing pricing) {
+        return timedAsync("charge", CHARGE_OBSERVATION, account, () -> delegate.chargeAsync(account, requestId, pricing));
     }
 
     @Override
@@ -232,26 +237,26 @@ public final class MeteredQuotaService implements QuotaService {
         }
     }
 
-    private CompletionStage<Outcome> timedAsync(String account, Supplier<CompletionStage<Outcome>> call) {
+    private CompletionStage<Outcome> timedAsync(String operation, String observationName, String account, Supplier<CompletionStage<Outcome>> call) {
         long start = meters.config().clock().monotonicTime();
-        Observation observation = startObservation(DEDUCT_OBSERVATION, account);
+        Observation observation = startObservation(observationName, account);
         CompletionStage<Outcome> stage;
         try {
             stage = call.get();
         } catch (RuntimeException e) {
-            failure("deduct", e);
-            latency("deduct", start);
+            failure(operation, e);
+            latency(operation, start);
             stopObservation(observation, null, e);
             throw e;
         }
         return stage.whenComplete((outcome, error) -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause != null) {
-                failure("deduct", cause);
+                failure(operation, cause);
             } else {
-                outcome("deduct", outcome);
+                outcome(operation, outcome);
             }
-            latency("deduct", start);
+            latency(operation, start);
             stopObservation(observation, outcome, cause);
         });
     }

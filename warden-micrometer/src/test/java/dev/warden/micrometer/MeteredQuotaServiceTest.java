@@ -105,4 +105,26 @@ class MeteredQuotaServiceTest {
                 .hasObservationWithNameEqualTo(MeteredQuotaService.DEDUCT_OBSERVATION).that()
                 .hasLowCardinalityKeyValue("outcome", "applied");
     }
+
+    @Test
+    @DisplayName("chargeAsync is metered and observed as a charge, its failure by reason when the stage fails")
+    void chargeAsync() throws Exception {
+        String account = "m-" + UUID.randomUUID();
+        quota.open(account, 100);
+        assertThat(quota.chargeAsync(account, "a1", balance -> 40).toCompletableFuture().get(5, TimeUnit.SECONDS))
+                .isInstanceOf(Outcome.Applied.class);
+        assertThat(quota.chargeAsync(account, "a2", balance -> {
+            throw new IllegalStateException("no price");
+        }).toCompletableFuture().handle((o, e) -> e).get(5, TimeUnit.SECONDS)).isNotNull();
+
+        assertThat(outcomes("charge", "applied")).isEqualTo(1);
+        assertThat(meters.get(MeteredQuotaService.FAILURES).tag("operation", "charge").tag("reason", "other")
+                .counter().count()).isEqualTo(1);
+        assertThat(meters.get(MeteredQuotaService.LATENCY).tag("operation", "charge").timer().count()).isEqualTo(2);
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasObservationWithNameEqualTo(MeteredQuotaService.CHARGE_OBSERVATION).that()
+                .hasLowCardinalityKeyValue("outcome", "applied")
+                .hasHighCardinalityKeyValue("account", account)
+                .hasBeenStarted().hasBeenStopped();
+    }
 }

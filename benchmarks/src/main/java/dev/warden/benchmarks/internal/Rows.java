@@ -150,6 +150,10 @@ public final class Rows {
                     combined.put("warden.quota.combine-charges", "true");
                     rows.add(() -> new LuaDeduct("warden " + backend + " lock, charges combined + lua", combined, accounts,
                             LuaDeduct.Mode.LOCKED));
+                    if (backend.equals("redis")) {
+                        rows.add(() -> new LuaDeduct("warden redis lock, charges combined, async + lua", combined, accounts,
+                                LuaDeduct.Mode.LOCKED_ASYNC));
+                    }
                 }
             }
             for (SeedAlternatives.Style style : SeedAlternatives.Style.values()) {

@@ -12,12 +12,17 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Deductions through Warden's quota engine: one Lua script per deduction, with idempotency,
  * fence check and journal. Synchronous (one in flight per thread), asynchronous (a window of
- * deductions in flight per thread, pipelined on the connection), or under a lock per charge.
+ * deductions in flight per thread, pipelined on the connection), or charges under the account's lock (blocking, or
+ * a window of {@code chargeAsync} per thread).
  */
 public final class LuaDeduct implements Workload {
 
     /** How each thread drives the engine. */
-    public enum Mode { SYNC, ASYNC, LOCKED }
+    public enum Mode {
+        SYNC, ASYNC, LOCKED,
+        /** {@code chargeAsync}: a window of charges in flight per thread, as ASYNC deducts. */
+        LOCKED_ASYNC
+    }
 
     private static final int WINDOW = 32;
 
@@ -64,7 +69,7 @@ public final class LuaDeduct implements Workload {
 
     @Override
     public int unitsPerOperation() {
-        return mode == Mode.ASYNC ? WINDOW : 1;
+        return mode == Mode.ASYNC || mode == Mode.LOCKED_ASYNC ? WINDOW : 1;
     }
 
     @Override
@@ -94,6 +99,14 @@ public final class LuaDeduct implements Workload {
                 CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
                 for (int i = 0; i < WINDOW; i++) {
                     window[i] = quota.deductAsync(next(), 1, requests + seq[0]++).toCompletableFuture()
+                            .thenAccept(LuaDeduct::check);
+                }
+                CompletableFuture.allOf(window).join();
+            };
+            case LOCKED_ASYNC -> () -> {
+                CompletableFuture<?>[] window = new CompletableFuture<?>[WINDOW];
+                for (int i = 0; i < WINDOW; i++) {
+                    window[i] = quota.chargeAsync(next(), requests + seq[0]++, balance -> 1).toCompletableFuture()
                             .thenAccept(LuaDeduct::check);
                 }
                 CompletableFuture.allOf(window).join();

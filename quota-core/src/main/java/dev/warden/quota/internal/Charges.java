@@ -4,17 +4,21 @@ import dev.warden.lock.Lease;
 import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
+import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
  * Charges, priced and applied under {@link AccountLocks}' policy: {@code charge} prices the balance and
  * deducts the price (a retry answers as its first try did, never priced again), alone or, with
  * {@code warden.quota.combine-charges}, combined with the account's other charges in this engine
- * ({@link CombinedCharges}); {@code chargeHold} prices a hold and captures it. Arguments are checked by the caller; a charge reads the balance and deducts through
+ * ({@link CombinedCharges}); {@code chargeAsync} does the same on a charge thread ({@link ChargeThreads}), or, combined,
+ * queues with the account's other charges; {@code chargeHold} prices a hold and captures it. Arguments are checked by the caller; a charge reads the balance and deducts through
  * the service, so the lease the lock gave is checked as any caller's is.
  *
  * <p>Thread-safe: immutable.
@@ -30,16 +34,25 @@ final class Charges {
     /** Null unless {@code warden.quota.combine-charges} is on. */
     private final CombinedCharges combined;
 
+    private final ChargeThreads threads;
+    private final Executor completions;
+
+    /**
+     * @param threads     where {@code chargeAsync} runs (closed by the service)
+     * @param completions where {@code chargeAsync}'s stages complete
+     */
     Charges(QuotaService service, AccountLocks locks, Deductions deductions, Holds holds, long syncWaitNanos,
-            String endpoint, boolean combine) {
+            String endpoint, boolean combine, ChargeThreads threads, Executor completions) {
         this.service = service;
+        this.threads = threads;
+        this.completions = completions;
         this.locks = locks;
         this.deductions = deductions;
         this.holds = holds;
         this.syncWaitNanos = syncWaitNanos;
         this.endpoint = endpoint;
         this.combined = combine ? new CombinedCharges(locks, new CombinedRound(deductions, service::balance, this::alone,
-                syncWaitNanos, endpoint)) : null;
+                syncWaitNanos, endpoint), threads, completions) : null;
     }
 
     Outcome charge(String account, String requestId, Pricing pricing) {
@@ -48,6 +61,33 @@ final class Charges {
         }
         return locks.underLock(account, requestId, lease -> alone(account, requestId, pricing, lease),
                 () -> alone(account, requestId, pricing, null));
+    }
+
+    /** {@link #charge} on a charge thread; the stage completes on {@code completions}. */
+    CompletableFuture<Outcome> chargeAsync(String account, String requestId, Pricing pricing) {
+        if (combined != null) {
+            return combined.chargeAsync(account, requestId, pricing);
+        }
+        CompletableFuture<Outcome> answer = new CompletableFuture<>();
+        threads.execute(new ChargeThreads.Task() {
+            @Override
+            public void run() {
+                Object a;
+                try {
+                    a = charge(account, requestId, pricing);
+                } catch (RuntimeException e) {
+                    a = e;
+                }
+                QueuedCharge.complete(answer, a, completions);
+            }
+
+            @Override
+            public void abandon() {
+                QueuedCharge.complete(answer, new QuotaException(QuotaException.Reason.CLOSED, "the quota service closed"
+                        + " before the charge of " + account + " was sent; nothing was deducted"), completions);
+            }
+        });
+        return answer;
     }
 
     /** One charge: read its record and the balance, price, deduct (fenced by {@code lease}; unfenced when null). */

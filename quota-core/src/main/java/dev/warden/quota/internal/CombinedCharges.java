@@ -13,7 +13,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * Charges of one account combined ({@code warden.quota.combine-charges}), their queue and its hand-offs: the first
@@ -24,8 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * balance moved, or for a retry priced before its record was read (its price unused).
  *
  * <p>The combiner lets go of the lock after {@value #ROUNDS_PER_HOLD} rounds and hands what is still queued to the
- * first caller still waiting (its own charge answered), so neither the lock nor one caller's thread is kept for
- * ever. Two charges with one request id never share a round: the later waits for the next.
+ * first blocking caller still waiting (its own charge answered), so neither the lock nor one caller's thread is kept
+ * for ever. Asynchronous charges ({@code chargeAsync}) queue on the same line; when no blocking caller waits, a
+ * charge thread ({@link ChargeThreads}) combines, one hold per turn, then queues its next turn behind the other
+ * accounts'. Two charges with one request id never share a round: the later waits for the next.
  *
  * <p>Thread-safe: each account's {@link Line} guards its queue and flags with its own monitor; a {@link QueuedCharge}
  * guards its answer with its own; {@code lines} is concurrent.
@@ -39,36 +43,31 @@ final class CombinedCharges {
 
     private final AccountLocks locks;
     private final CombinedRound rounds;
+    private final ChargeThreads threads;
+    private final Executor completions;
     private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
-    CombinedCharges(AccountLocks locks, CombinedRound rounds) {
+    /**
+     * @param threads     where an asynchronous charge's combining runs when no blocking caller combines
+     * @param completions where asynchronous charges complete
+     */
+    CombinedCharges(AccountLocks locks, CombinedRound rounds, ChargeThreads threads, Executor completions) {
         this.locks = locks;
         this.rounds = rounds;
+        this.threads = threads;
+        this.completions = completions;
     }
 
     Outcome charge(String account, String requestId, Pricing pricing) {
         QueuedCharge self = new QueuedCharge(requestId, pricing);
-        Line line;
-        boolean combine;
-        while (true) {
-            line = lines.computeIfAbsent(account, a -> new Line());
-            synchronized (line) {
-                if (line.retired) {
-                    continue; // emptied and removed since: queue on the account's next line
-                }
-                line.queue.addLast(self);
-                combine = !line.combining;
-                line.combining = true;
-            }
-            break;
-        }
-        if (combine) {
+        Line line = queue(account, self);
+        if (line != null) {
             combine(account, line, self);
         }
         while (true) {
             Object answer = self.take();
             if (answer == QueuedCharge.TAKE_OVER) {
-                combine(account, line, self);
+                combine(account, self.line, self);
             } else if (answer instanceof RuntimeException e) {
                 throw e;
             } else {
@@ -77,7 +76,44 @@ final class CombinedCharges {
         }
     }
 
-    /** Serves the line until it is empty, or until this caller's charge is answered and another may go on. */
+    /** Queues the charge; a charge thread combines when nobody does. */
+    CompletableFuture<Outcome> chargeAsync(String account, String requestId, Pricing pricing) {
+        CompletableFuture<Outcome> answer = new CompletableFuture<>();
+        QueuedCharge self = new QueuedCharge(requestId, pricing, answer, completions);
+        Line line = queue(account, self);
+        if (line != null) {
+            onChargeThread(account, line);
+        }
+        return answer;
+    }
+
+    /** Queues {@code self} on the account's line; the line when nobody combines it (the caller must), else null. */
+    private Line queue(String account, QueuedCharge self) {
+        while (true) {
+            Line line = lines.computeIfAbsent(account, a -> new Line());
+            synchronized (line) {
+                if (line.retired) {
+                    continue; // emptied and removed since: queue on the account's next line
+                }
+                line.queue.addLast(self);
+                self.line = line;
+                boolean combine = !line.combining;
+                line.combining = true;
+                return combine ? line : null;
+            }
+        }
+    }
+
+    /** The line's combining moves to a charge thread (the line is marked combining); if closed, its charges are answered. */
+    private void onChargeThread(String account, Line line) {
+        threads.execute(new Combining(account, line));
+    }
+
+    /**
+     * Serves the line until it is empty, or, for a blocking caller ({@code self}), until its charge is answered and
+     * another may go on; a charge thread ({@code self} null) serves one hold at a time and then gives its thread
+     * back, so one hot account does not keep a thread from the others.
+     */
     private void combine(String account, Line line, QueuedCharge self) {
         while (true) {
             String first;
@@ -92,15 +128,26 @@ final class CombinedCharges {
             } catch (RuntimeException e) {
                 failed(line, self, e);
             }
+            boolean toChargeThread;
             synchronized (line) {
                 if (retiredIfEmpty(account, line)) {
                     return;
                 }
-                if (self.answered()) {
-                    line.queue.peekFirst().answer(QueuedCharge.TAKE_OVER); // the combining passes on: this caller has its answer
-                    return;
+                if (self != null && !self.answered()) {
+                    continue;
                 }
+                // The combining passes on: to a blocking caller still waiting (its thread is there anyway), else to
+                // a charge thread, at the back of its queue.
+                QueuedCharge next = line.queue.stream().filter(QueuedCharge::blocking).findFirst().orElse(null);
+                if (next != null) {
+                    next.answer(QueuedCharge.TAKE_OVER);
+                }
+                toChargeThread = next == null;
             }
+            if (toChargeThread) {
+                onChargeThread(account, line);
+            }
+            return;
         }
     }
 
@@ -116,14 +163,15 @@ final class CombinedCharges {
     }
 
     /**
-     * The lock was not taken (or a round failed in a way not tied to its charges): an interrupted combiner answers
-     * only its own charge, since the others were not interrupted; a timeout, a failed or closed lock backend is what
-     * every queued charge would have met, and answers them all.
+     * The lock was not taken (or a round failed in a way not tied to its charges): an interrupted blocking caller
+     * answers only its own charge, since the others were not interrupted; a timeout, a failed or closed lock backend,
+     * or a charge thread interrupted by the engine's close, is what every queued charge would have met, and answers
+     * them all.
      */
     private void failed(Line line, QueuedCharge self, RuntimeException e) {
         List<QueuedCharge> answered = new ArrayList<>();
         synchronized (line) {
-            if (e instanceof QuotaException q && q.reason() == Reason.INTERRUPTED) {
+            if (self != null && e instanceof QuotaException q && q.reason() == Reason.INTERRUPTED) {
                 if (line.queue.remove(self)) {
                     answered.add(self);
                 }
@@ -187,8 +235,38 @@ final class CombinedCharges {
         return batch;
     }
 
+    /** A charge thread's turn at combining a line; abandoned (its charges answered CLOSED) when the engine closes first. */
+    final class Combining implements ChargeThreads.Task {
+        private final String account;
+        private final Line line;
+
+        Combining(String account, Line line) {
+            this.account = account;
+            this.line = line;
+        }
+
+        @Override
+        public void run() {
+            combine(account, line, null);
+        }
+
+        /** The engine closed before this ran: every charge still queued on the line is answered; nothing was sent. */
+        @Override
+        public void abandon() {
+            List<QueuedCharge> answered;
+            synchronized (line) {
+                answered = new ArrayList<>(line.queue);
+                line.queue.clear();
+                retiredIfEmpty(account, line);
+            }
+            QuotaException closed = new QuotaException(Reason.CLOSED, "the quota service closed before the charge of "
+                    + account + " was sent; nothing was deducted");
+            answered.forEach(w -> w.answer(closed));
+        }
+    }
+
     /** One account's queue of charges in this engine. Guarded by its own monitor. */
-    private static final class Line {
+    static final class Line {
         final ArrayDeque<QueuedCharge> queue = new ArrayDeque<>();
         /** Whether a caller combines for this line now (one at most). */
         boolean combining;

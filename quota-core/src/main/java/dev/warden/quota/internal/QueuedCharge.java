@@ -3,13 +3,18 @@ package dev.warden.quota.internal;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
  * A caller's charge queued for its account's combiner ({@link CombinedCharges}), and its answer: an {@link Outcome},
- * a {@link RuntimeException}, or {@link #TAKE_OVER}. Concurrency: the answer and {@code done} are guarded by this
- * object's monitor; {@code pricedAgain}, {@code alone} and {@code readFirst} are touched only by the combiner of the
- * moment (handed on with the queue under its line's monitor).
+ * a {@link RuntimeException}, or {@link #TAKE_OVER}. A blocking caller waits in {@link #take}; an asynchronous one's
+ * {@code future} is completed on {@code completions} (never on the combiner's thread, so a callback that charges the
+ * same account again cannot wait on itself), and is never handed {@link #TAKE_OVER}. Concurrency: the answer and
+ * {@code done} are guarded by this object's monitor; {@code pricedAgain}, {@code alone} and {@code readFirst} are
+ * touched only by the combiner of the moment (handed on with the queue under its line's monitor).
  */
 final class QueuedCharge {
 
@@ -29,15 +34,65 @@ final class QueuedCharge {
     /** Guarded by this: an Outcome or exception was given (TAKE_OVER is not an answer). */
     private boolean done;
 
+    /** The line it was queued on; set and read by the caller's own thread (to combine it when handed the turn). */
+    CombinedCharges.Line line;
+    /** Null for a blocking caller. */
+    private final CompletableFuture<Outcome> future;
+    private final Executor completions;
+
+    /** A blocking caller's charge. */
     QueuedCharge(String requestId, Pricing pricing) {
-        this.requestId = requestId;
-        this.pricing = pricing;
+        this(requestId, pricing, null, null);
     }
 
-    synchronized void answer(Object a) {
-        answer = a;
-        done |= a != TAKE_OVER;
-        notifyAll();
+    /** An asynchronous caller's charge: {@code future} completes on {@code completions}. */
+    QueuedCharge(String requestId, Pricing pricing, CompletableFuture<Outcome> future, Executor completions) {
+        this.requestId = requestId;
+        this.pricing = pricing;
+        this.future = future;
+        this.completions = completions;
+    }
+
+    /** Whether a caller's thread waits for this answer (and can take over the combining). */
+    boolean blocking() {
+        return future == null;
+    }
+
+    void answer(Object a) {
+        if (future == null) {
+            synchronized (this) {
+                answer = a;
+                done |= a != TAKE_OVER;
+                notifyAll();
+            }
+            return;
+        }
+        if (a == TAKE_OVER) {
+            throw new IllegalStateException("an asynchronous charge cannot take over the combining");
+        }
+        synchronized (this) {
+            if (done) {
+                return; // answered once: a second answer (a failure after the outcome) changes nothing
+            }
+            done = true;
+        }
+        complete(future, a, completions);
+    }
+
+    /** Completes {@code future} with {@code a} (an Outcome or an exception) on {@code completions}, or here if it is shut. */
+    static void complete(CompletableFuture<Outcome> future, Object a, Executor completions) {
+        Runnable completion = () -> {
+            if (a instanceof Throwable e) {
+                future.completeExceptionally(e);
+            } else {
+                future.complete((Outcome) a);
+            }
+        };
+        try {
+            completions.execute(completion);
+        } catch (RejectedExecutionException e) {
+            completion.run(); // the client's executors are shut (the engine closing): complete here rather than never
+        }
     }
 
     /** Answers with what {@code charge} returns or throws. */

@@ -63,6 +63,7 @@ final class RedisQuotaService implements QuotaService {
     private final Buckets buckets;
     private final SplitLifecycle splits;
     private final Charges charges;
+    private final ChargeThreads chargeThreads;
     private final DeductionBatches batches;
     private final RedisConnection batchConnection;
     /** Whether closing this service closes the connector (its own) or only its two connections (a borrowed one). */
@@ -95,7 +96,9 @@ final class RedisQuotaService implements QuotaService {
         this.splits = new SplitLifecycle(layout, connection, bucketScript, moves, buckets);
         this.deductions = new Deductions(layout, scripts, connection, buckets, config.idempotencyRetention(), syncWaitNanos,
                 endpoint);
-        this.charges = new Charges(this, locks, deductions, holds, syncWaitNanos, endpoint, config.combineCharges());
+        this.chargeThreads = new ChargeThreads(config.chargeThreads());
+        this.charges = new Charges(this, locks, deductions, holds, syncWaitNanos, endpoint, config.combineCharges(),
+                chargeThreads, completions);
         this.batches = new DeductionBatches(batchConnection, syncWaitNanos, endpoint);
     }
 
@@ -249,6 +252,15 @@ final class RedisQuotaService implements QuotaService {
     }
 
     @Override
+    public CompletionStage<Outcome> chargeAsync(String account, String requestId, Pricing pricing) {
+        Ids.check(Field.ACCOUNT, account);
+        Ids.check(Field.REQUEST, requestId);
+        Objects.requireNonNull(pricing, "pricing");
+        checkOpen();
+        return charges.chargeAsync(account, requestId, pricing);
+    }
+
+    @Override
     public HoldOutcome chargeHold(String account, String holdId, Pricing pricing) {
         Ids.check(Field.ACCOUNT, account);
         Ids.check(Field.HOLD, holdId);
@@ -322,6 +334,7 @@ final class RedisQuotaService implements QuotaService {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        chargeThreads.close(); // first: the charges not started are answered CLOSED, the running ones interrupted
         deductions.close();
         locks.close();
         if (ownsConnector) {

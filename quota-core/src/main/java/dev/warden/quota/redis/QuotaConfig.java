@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  */
 public record QuotaConfig(String endpoint, String namespace, int partitions, Duration idempotencyRetention,
                           Duration requestTimeout, Duration connectTimeout, LockChoice lock, Duration lockWait,
-                          LockUnavailable lockUnavailable, boolean combineCharges, boolean allowEviction,
+                          LockUnavailable lockUnavailable, boolean combineCharges, int chargeThreads, boolean allowEviction,
                           Map<String, Object> lockSettings, RedisAccess redis) {
 
     public static final String PREFIX = QuotaSettings.PREFIX;
@@ -63,7 +63,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
      */
     public QuotaConfig withoutLock() {
         return new QuotaConfig(endpoint, namespace, partitions, idempotencyRetention, requestTimeout, connectTimeout,
-                LockChoice.NONE, lockWait, lockUnavailable, combineCharges, allowEviction, Map.of(), redis);
+                LockChoice.NONE, lockWait, lockUnavailable, combineCharges, chargeThreads, allowEviction, Map.of(), redis);
     }
 
     public static QuotaConfig from(Properties properties) {
@@ -120,6 +120,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         LockChoice lock = read.find(QuotaSettings.LOCK).orElse(LockChoice.NONE);
         LockUnavailable lockUnavailable = read.find(QuotaSettings.LOCK_UNAVAILABLE).orElse(LockUnavailable.FAIL);
         boolean combineCharges = read.get(QuotaSettings.COMBINE_CHARGES);
+        int chargeThreads = read.find(QuotaSettings.CHARGE_THREADS).orElse(QuotaSettings.CHARGE_THREADS.defaultValue());
         if (lock != LockChoice.NONE) {
             Object backend = lockSettings.get(LOCK_PREFIX + "backend");
             if (backend == null) {
@@ -147,7 +148,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
                     "invalid quota configuration: " + String.join("; ", problems));
         }
         return new QuotaConfig(endpoint, namespace, partitions, retention, requestTimeout, connectTimeout, lock, lockWait,
-                lockUnavailable, combineCharges, allowEviction, Map.copyOf(lockSettings), credentials);
+                lockUnavailable, combineCharges, chargeThreads, allowEviction, Map.copyOf(lockSettings), credentials);
     }
 
     /** The settings without secrets: the endpoint redacted, secret lock settings masked ({@link Redaction}). */
@@ -156,7 +157,7 @@ public record QuotaConfig(String endpoint, String namespace, int partitions, Dur
         return "QuotaConfig[endpoint=" + Redaction.redact(endpoint) + ", namespace=" + namespace + ", partitions="
                 + partitions + ", idempotencyRetention=" + idempotencyRetention + ", requestTimeout=" + requestTimeout
                 + ", connectTimeout=" + connectTimeout + ", lock=" + lock + ", lockWait=" + lockWait + ", lockUnavailable="
-                + lockUnavailable + ", combineCharges=" + combineCharges + ", allowEviction=" + allowEviction + ", lockSettings=" + Redaction.settings(lockSettings)
+                + lockUnavailable + ", combineCharges=" + combineCharges + ", chargeThreads=" + chargeThreads + ", allowEviction=" + allowEviction + ", lockSettings=" + Redaction.settings(lockSettings)
                 + ", redis=" + redis + "]";
     }
 

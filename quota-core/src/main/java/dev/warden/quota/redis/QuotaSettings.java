@@ -40,6 +40,9 @@ public final class QuotaSettings {
             "`true`: an account's concurrent `charge` calls in one engine share one hold of its lock, priced in rounds"
                     + " (each deduction applies only to the exact balance it was priced on; pricing runs on the"
                     + " combining caller's thread and runs again when the balance moved); `false`: one hold per charge");
+    public static final Setting<Integer> CHARGE_THREADS = Setting.whole(PREFIX + "charge-threads", 16, 1, 1024,
+            "threads that run `chargeAsync` (the lock, pricing and deduction block): at most this many charges, or"
+                    + " combined accounts, at once; the rest wait in order; idle threads end after 30 s");
     public static final Setting<Boolean> ALLOW_EVICTION = Setting.flag(PREFIX + "allow-eviction", false,
             "`false`: refuse a server whose `maxmemory-policy` can evict quota keys; `true`: only warn");
 
@@ -52,7 +55,7 @@ public final class QuotaSettings {
     private static SettingTable table() {
         List<Setting<?>> settings = new ArrayList<>(List.of(ENDPOINT, NAMESPACE, PARTITIONS, IDEMPOTENCY_RETENTION,
                 REQUEST_TIMEOUT, CONNECT_TIMEOUT, LOCK, LOCK_WAIT, LOCK_UNAVAILABLE, COMBINE_CHARGES,
-                ALLOW_EVICTION));
+                CHARGE_THREADS, ALLOW_EVICTION));
         settings.addAll(RedisAccess.settings(PREFIX + "redis."));
         return new SettingTable(PREFIX, "The quota engine", settings);
     }
