@@ -180,8 +180,10 @@ public interface QuotaService extends AutoCloseable {
     /**
      * {@link #charge} without blocking the caller: the lock, the reads, {@code pricing} and the deduction run on one
      * of the engine's charge threads ({@code warden.quota.charge-threads}, named {@code warden-quota-charge-N}), and
-     * the stage completes on a Warden thread, never the caller's and never the charge thread (so a callback that
-     * charges again, even blocking, cannot wait on itself). Same answers, same idempotency, same exceptions (as the
+     * the stage completes on a Warden thread that is neither the caller's nor a charge thread (so a callback that
+     * charges again, even blocking, cannot wait on itself); only while the engine, or the connector it borrows, is
+     * closing may it complete on the thread that answers it. A callback registered after completion runs on the
+     * thread that registers it, as for any {@code CompletableFuture}. Same answers, same idempotency, same exceptions (as the
      * stage's failure). With {@code warden.quota.combine-charges=true} the account's asynchronous and blocking
      * charges wait in one queue and share the holds; a charge thread combines when no blocking caller does.
      *

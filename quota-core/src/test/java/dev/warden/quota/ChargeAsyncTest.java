@@ -142,37 +142,130 @@ class ChargeAsyncTest {
     void callbackChargingAgainDoesNotDeadlock() throws Exception {
         for (QuotaService quota : List.of(locked, combined)) {
             String account = newAccount(quota, 100);
-            CompletableFuture<Outcome> second = quota.chargeAsync(account, "first", balance -> 1).toCompletableFuture()
-                    .thenApply(o -> quota.charge(account, "second", balance -> 2));
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Outcome> first = quota.chargeAsync(account, "first", balance -> {
+                await(release);
+                return 1;
+            }).toCompletableFuture();
+            AtomicReference<String> calledOn = new AtomicReference<>();
+            // Registered while the first is still pricing, so it runs where the stage completes, not here.
+            CompletableFuture<Outcome> second = first.thenApply(o -> {
+                calledOn.set(Thread.currentThread().getName());
+                return quota.charge(account, "second", balance -> 2);
+            });
+            release.countDown();
             assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
+            assertThat(calledOn.get()).isNotEqualTo(Thread.currentThread().getName());
             assertThat(quota.balance(account)).hasValue(97);
         }
     }
 
     @Test
-    @DisplayName("blocking and asynchronous charges of one account share the queue: each applied once, each leaving its own balance")
+    @DisplayName("a pricing that throws an Error fails its own charge only; the account's queue goes on")
+    void errorInPricing() throws Exception {
+        for (QuotaService quota : List.of(unlocked, locked, combined)) {
+            String account = newAccount(quota, 100);
+            AssertionError broken = new AssertionError("pricing broke");
+            CompletableFuture<Outcome> before = quota.chargeAsync(account, "before", balance -> 1).toCompletableFuture();
+            CompletableFuture<Outcome> failing = quota.chargeAsync(account, "failing", balance -> {
+                throw broken;
+            }).toCompletableFuture();
+            CompletableFuture<Outcome> after = quota.chargeAsync(account, "after", balance -> 2).toCompletableFuture();
+            assertThat(failure(failing)).as("%s", quota).isSameAs(broken);
+            assertThat(answer(before)).isInstanceOf(Outcome.Applied.class);
+            assertThat(answer(after)).isInstanceOf(Outcome.Applied.class);
+            CompletableFuture<Throwable> blocking = CompletableFuture.supplyAsync(() -> {
+                try {
+                    quota.charge(account, "blocking", balance -> {
+                        throw broken;
+                    });
+                    return null;
+                } catch (Throwable e) {
+                    return e;
+                }
+            });
+            assertThat(blocking.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("thrown to the blocking caller").isSameAs(broken);
+            assertThat(answer(quota.chargeAsync(account, "last", balance -> 3))).isInstanceOf(Outcome.Applied.class);
+            assertThat(quota.balance(account)).hasValue(94);
+        }
+    }
+
+    @Test
+    @DisplayName("blocking and asynchronous charges of one account share the queue through many holds: each priced on the balance it applied to")
     void blockingAndAsyncTogether() throws Exception {
-        String account = newAccount(combined, 10_000);
+        long opening = 100_000;
+        String account = newAccount(combined, opening);
+        // More than one hold's worth (16 rounds of 64) queued at once: the combining passes between charge threads
+        // and blocking callers.
+        int asyncCharges = 2_500;
         List<CompletableFuture<Outcome>> async = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            async.add(combined.chargeAsync(account, "async-" + i, balance -> 1 + balance % 3).toCompletableFuture());
+        for (int i = 0; i < asyncCharges; i++) {
+            async.add(combined.chargeAsync(account, "async-" + i, ChargeAsyncTest::price).toCompletableFuture());
         }
-        List<Outcome> blocking = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            blocking.add(combined.charge(account, "blocking-" + i, balance -> 1 + balance % 3));
+        List<CompletableFuture<List<Outcome>>> blocking = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            blocking.add(CompletableFuture.supplyAsync(() -> {
+                List<Outcome> mine = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    mine.add(combined.charge(account, "blocking-" + thread + "-" + i, ChargeAsyncTest::price));
+                }
+                return mine;
+            }));
         }
-        List<Outcome> all = new ArrayList<>(blocking);
+        List<Outcome> all = new ArrayList<>();
         for (CompletableFuture<Outcome> f : async) {
             all.add(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
         }
-        List<Long> balancesLeft = new ArrayList<>();
-        for (Outcome o : all) {
-            assertThat(o).isInstanceOf(Outcome.Applied.class);
-            balancesLeft.add(((Outcome.Applied) o).balance());
+        for (CompletableFuture<List<Outcome>> f : blocking) {
+            all.addAll(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
         }
-        assertThat(balancesLeft).as("each balance left by exactly one charge").doesNotHaveDuplicates();
-        long last = balancesLeft.stream().mapToLong(Long::longValue).min().orElseThrow();
-        assertThat(combined.balance(account)).as("the balance the last applied charge left").hasValue(last);
+        assertThat(all).allSatisfy(o -> assertThat(o).isInstanceOf(Outcome.Applied.class));
+        // Nothing else touches the account: the balances the charges left, highest first, are exactly the chain of
+        // prices from the opening, each charge priced on the balance the one before it left.
+        List<Long> left = all.stream().map(o -> ((Outcome.Applied) o).balance())
+                .sorted(java.util.Comparator.reverseOrder()).toList();
+        List<Long> chain = new ArrayList<>();
+        for (long b = opening; chain.size() < all.size(); ) {
+            b -= price(b);
+            chain.add(b);
+        }
+        assertThat(left).isEqualTo(chain);
+        assertThat(combined.balance(account)).hasValue(chain.get(chain.size() - 1));
+    }
+
+    private static long price(long balance) {
+        return 1 + balance % 3;
+    }
+
+    @Test
+    @DisplayName("a blocking caller takes over a turn still waiting for a charge thread")
+    void blockingCallerTakesOverAWaitingTurn() throws Exception {
+        QuotaService quota = QuotaService.create(settings("warden.quota.charge-threads", "1",
+                "warden.quota.combine-charges", "true"));
+        try {
+            String busy = newAccount(quota, 100);
+            String other = newAccount(quota, 100);
+            CountDownLatch priced = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Outcome> holding = quota.chargeAsync(busy, "r", balance -> {
+                priced.countDown();
+                await(release);
+                return 1;
+            }).toCompletableFuture();
+            assertThat(priced.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            // The one charge thread is busy: this turn waits for it.
+            CompletableFuture<Outcome> queued = quota.chargeAsync(other, "a", balance -> 1).toCompletableFuture();
+            CompletableFuture<Outcome> blocking = CompletableFuture.supplyAsync(() -> quota.charge(other, "b", balance -> 1));
+            assertThat(blocking.get(WAIT_SECONDS, TimeUnit.SECONDS)).isInstanceOf(Outcome.Applied.class);
+            assertThat(answer(queued)).as("served by the caller that took the turn over").isInstanceOf(Outcome.Applied.class);
+            assertThat(holding).isNotDone();
+            release.countDown();
+            assertThat(answer(holding)).isInstanceOf(Outcome.Applied.class);
+            assertThat(quota.balance(other)).hasValue(98);
+        } finally {
+            quota.close();
+        }
     }
 
     @Test
@@ -194,13 +287,16 @@ class ChargeAsyncTest {
             List<CompletableFuture<Outcome>> queued = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 queued.add(quota.chargeAsync(waiting, "q-" + i, balance -> 1).toCompletableFuture());
+                // Behind the running one: combined, on the same line as it; alone, tasks of their own.
+                queued.add(quota.chargeAsync(busy, "b-" + i, balance -> 1).toCompletableFuture());
             }
             quota.close();
             for (CompletableFuture<Outcome> q : queued) {
                 assertThat(failure(q)).as("combine=%s", combine).isInstanceOfSatisfying(QuotaException.class,
                         e -> assertThat(e.reason()).isEqualTo(QuotaException.Reason.CLOSED));
             }
-            assertThat(failure(running)).as("the running charge, interrupted in its pricing").isNotNull();
+            assertThat(failure(running)).as("the running charge, interrupted in its pricing")
+                    .isInstanceOf(IllegalStateException.class).hasMessage("interrupted");
             assertThatThrownBy(() -> quota.chargeAsync(waiting, "late", balance -> 1))
                     .isInstanceOfSatisfying(QuotaException.class, e -> assertThat(e.reason()).isEqualTo(QuotaException.Reason.CLOSED));
             assertThat(unlocked.balance(waiting)).as("nothing of the queued deducted").hasValue(100);

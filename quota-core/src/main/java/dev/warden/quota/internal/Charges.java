@@ -75,16 +75,15 @@ final class Charges {
                 Object a;
                 try {
                     a = charge(account, requestId, pricing);
-                } catch (RuntimeException e) {
-                    a = e;
+                } catch (Throwable e) {
+                    a = e; // the stage fails with it, whatever it is: never left incomplete
                 }
                 QueuedCharge.complete(answer, a, completions);
             }
 
             @Override
             public void abandon() {
-                QueuedCharge.complete(answer, new QuotaException(QuotaException.Reason.CLOSED, "the quota service closed"
-                        + " before the charge of " + account + " was sent; nothing was deducted"), completions);
+                QueuedCharge.complete(answer, CombinedCharges.closedBeforeSent(account), completions);
             }
         });
         return answer;

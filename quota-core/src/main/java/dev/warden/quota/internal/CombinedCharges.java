@@ -70,6 +70,8 @@ final class CombinedCharges {
                 combine(account, self.line, self);
             } else if (answer instanceof RuntimeException e) {
                 throw e;
+            } else if (answer instanceof Error e) {
+                throw e;
             } else {
                 return (Outcome) answer;
             }
@@ -82,15 +84,23 @@ final class CombinedCharges {
         QueuedCharge self = new QueuedCharge(requestId, pricing, answer, completions);
         Line line = queue(account, self);
         if (line != null) {
-            onChargeThread(account, line);
+            Combining turn;
+            synchronized (line) {
+                turn = onChargeThread(account, line);
+            }
+            threads.execute(turn);
         }
         return answer;
     }
 
-    /** Queues {@code self} on the account's line; the line when nobody combines it (the caller must), else null. */
+    /**
+     * Queues {@code self} on the account's line; the line when nobody combines it (the caller must), else null. A
+     * blocking caller also takes over a charge thread's turn that has not started: its thread is waiting anyway, and
+     * the charge threads may all be busy with other accounts.
+     */
     private Line queue(String account, QueuedCharge self) {
         while (true) {
-            Line line = lines.computeIfAbsent(account, a -> new Line());
+            Line line = lines.computeIfAbsent(account, Line::new);
             synchronized (line) {
                 if (line.retired) {
                     continue; // emptied and removed since: queue on the account's next line
@@ -99,36 +109,57 @@ final class CombinedCharges {
                 self.line = line;
                 boolean combine = !line.combining;
                 line.combining = true;
+                if (!combine && self.blocking() && line.pending != null) {
+                    line.pending = null; // that turn, when it runs, finds itself taken over and returns
+                    combine = true;
+                }
                 return combine ? line : null;
             }
         }
     }
 
-    /** The line's combining moves to a charge thread (the line is marked combining); if closed, its charges are answered. */
-    private void onChargeThread(String account, Line line) {
-        threads.execute(new Combining(account, line));
+    /** With the line's monitor held: the line's next turn, on a charge thread, to be executed once the monitor is let go. */
+    private Combining onChargeThread(String account, Line line) {
+        Combining turn = new Combining(account, line);
+        line.pending = turn;
+        return turn;
     }
 
     /**
      * Serves the line until it is empty, or, for a blocking caller ({@code self}), until its charge is answered and
      * another may go on; a charge thread ({@code self} null) serves one hold at a time and then gives its thread
-     * back, so one hot account does not keep a thread from the others.
+     * back, so one hot account does not keep a thread from the others. Whatever a hold throws, the combining is
+     * passed on or the line retired, so no queued charge is left without a combiner.
      */
     private void combine(String account, Line line, QueuedCharge self) {
         while (true) {
-            String first;
+            String first = null;
+            Combining next;
             synchronized (line) {
+                if (self != null && !self.answered() && Thread.currentThread().isInterrupted() && line.queue.remove(self)) {
+                    // Interrupted before its charge was sent: it alone is answered, and the others' turn goes on.
+                    self.answer(QuotaException.interrupted("interrupted before the charge of " + account + " was sent;"
+                            + " this call sent nothing", new InterruptedException()));
+                }
                 if (retiredIfEmpty(account, line)) {
                     return;
                 }
-                first = line.queue.peekFirst().requestId;
+                next = self == null || !self.answered() ? null : passOn(account, line);
+                if (next == null && (self == null || !self.answered())) {
+                    first = line.queue.peekFirst().requestId;
+                }
+            }
+            if (first == null) {
+                if (next != null) {
+                    threads.execute(next);
+                }
+                return;
             }
             try {
                 locks.underLock(account, first, lease -> serve(account, line, lease), () -> serve(account, line, null));
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(line, self, e);
             }
-            boolean toChargeThread;
             synchronized (line) {
                 if (retiredIfEmpty(account, line)) {
                     return;
@@ -136,19 +167,27 @@ final class CombinedCharges {
                 if (self != null && !self.answered()) {
                     continue;
                 }
-                // The combining passes on: to a blocking caller still waiting (its thread is there anyway), else to
-                // a charge thread, at the back of its queue.
-                QueuedCharge next = line.queue.stream().filter(QueuedCharge::blocking).findFirst().orElse(null);
-                if (next != null) {
-                    next.answer(QueuedCharge.TAKE_OVER);
-                }
-                toChargeThread = next == null;
+                next = passOn(account, line);
             }
-            if (toChargeThread) {
-                onChargeThread(account, line);
+            if (next != null) {
+                threads.execute(next);
             }
             return;
         }
+    }
+
+    /**
+     * With the line's monitor held, the queue not empty: the combining passes on, to a blocking caller still waiting
+     * (its thread is there anyway), else to a charge thread, at the back of its queue: that turn is returned, to be
+     * executed once the monitor is let go.
+     */
+    private Combining passOn(String account, Line line) {
+        QueuedCharge next = line.queue.stream().filter(QueuedCharge::blocking).findFirst().orElse(null);
+        if (next != null) {
+            next.answer(QueuedCharge.TAKE_OVER);
+            return null;
+        }
+        return onChargeThread(account, line);
     }
 
     /** With the line's monitor held: an empty line is retired (a new charge of the account takes a new one). */
@@ -158,29 +197,42 @@ final class CombinedCharges {
         }
         line.retired = true;
         line.combining = false;
+        line.pending = null;
         lines.remove(account, line);
         return true;
     }
 
     /**
-     * The lock was not taken (or a round failed in a way not tied to its charges): an interrupted blocking caller
-     * answers only its own charge, since the others were not interrupted; a timeout, a failed or closed lock backend,
-     * or a charge thread interrupted by the engine's close, is what every queued charge would have met, and answers
-     * them all.
+     * The lock was not taken (or a round failed in a way not tied to its charges), and the queued charges were not
+     * sent: an interrupted blocking caller answers only its own charge, since the others were not interrupted; a
+     * charge thread is interrupted only by the engine's close, which answers them all {@code CLOSED}; a timeout, a
+     * failed or closed lock backend is what every queued charge would have met, and answers them all.
      */
-    private void failed(Line line, QueuedCharge self, RuntimeException e) {
+    private void failed(Line line, QueuedCharge self, Throwable e) {
+        boolean interrupted = e instanceof QuotaException q && q.reason() == Reason.INTERRUPTED;
+        Object answer = e instanceof RuntimeException || e instanceof Error ? e : new QuotaException(Reason.PROTOCOL,
+                "the charges' turn failed: " + e, e);
         List<QueuedCharge> answered = new ArrayList<>();
         synchronized (line) {
-            if (self != null && e instanceof QuotaException q && q.reason() == Reason.INTERRUPTED) {
+            if (self != null && interrupted) {
                 if (line.queue.remove(self)) {
                     answered.add(self);
                 }
             } else {
                 answered.addAll(line.queue);
                 line.queue.clear();
+                if (self == null && interrupted) {
+                    answer = closedBeforeSent(line.account);
+                }
             }
         }
-        answered.forEach(w -> w.answer(e));
+        Object a = answer;
+        answered.forEach(w -> w.answer(a));
+    }
+
+    static QuotaException closedBeforeSent(String account) {
+        return new QuotaException(Reason.CLOSED, "the quota service closed before this charge of " + account
+                + " was sent: this call sent nothing; retry with its request id to learn the request's outcome");
     }
 
     /** Rounds under one hold (or none: no lock, or the backend failed and the settings say proceed). */
@@ -188,23 +240,31 @@ final class CombinedCharges {
         // The balance the last round's replies left, if they said: the next round prices on it without reading.
         OptionalLong known = OptionalLong.empty();
         for (int round = 0; round < ROUNDS_PER_HOLD; round++) {
+            if (Thread.currentThread().isInterrupted()) {
+                // Nothing more is sent: a blocking combiner's caller was interrupted (its turn passes on), or the
+                // engine closes under a charge thread (the queue is answered CLOSED).
+                return null;
+            }
             List<QueuedCharge> batch = take(line);
             if (batch.isEmpty()) {
                 return null;
             }
-            if (lease != null && !lease.isValid()) {
-                QuotaException lost = new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name()
-                        + "' (token " + lease.fencingToken() + ") is no longer valid; nothing was sent");
-                batch.forEach(w -> w.answer(lost));
-                return null;
-            }
             List<QueuedCharge> again = new ArrayList<>();
             try {
+                if (lease != null && !lease.isValid()) {
+                    QuotaException lost = new QuotaException(Reason.LEASE_INVALID, "the lease of '" + lease.name()
+                            + "' (token " + lease.fencingToken() + ") is no longer valid; nothing was sent");
+                    batch.forEach(w -> w.answer(lost));
+                    return null;
+                }
                 known = rounds.serve(account, batch, lease, again, known);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 // What was sent may or may not have applied: answered as one charge alone would be, with the error;
-                // a retry with the request id answers as the first try did.
-                batch.stream().filter(w -> !w.answered()).forEach(w -> w.answer(e));
+                // a retry with the request id answers as the first try did. Taken off the queue, the batch is
+                // answered here or never.
+                Object answer = e instanceof RuntimeException || e instanceof Error ? e
+                        : new QuotaException(Reason.PROTOCOL, "a round of " + account + " failed: " + e, e);
+                batch.stream().filter(w -> !w.answered()).forEach(w -> w.answer(answer));
                 return null;
             }
             if (!again.isEmpty()) {
@@ -247,6 +307,12 @@ final class CombinedCharges {
 
         @Override
         public void run() {
+            synchronized (line) {
+                if (line.pending != this) {
+                    return; // a blocking caller took this turn over before it started
+                }
+                line.pending = null;
+            }
             combine(account, line, null);
         }
 
@@ -255,18 +321,28 @@ final class CombinedCharges {
         public void abandon() {
             List<QueuedCharge> answered;
             synchronized (line) {
+                if (line.pending != this) {
+                    return; // taken over: the blocking caller that took it answers the queue
+                }
                 answered = new ArrayList<>(line.queue);
                 line.queue.clear();
                 retiredIfEmpty(account, line);
             }
-            QuotaException closed = new QuotaException(Reason.CLOSED, "the quota service closed before the charge of "
-                    + account + " was sent; nothing was deducted");
+            QuotaException closed = closedBeforeSent(account);
             answered.forEach(w -> w.answer(closed));
         }
     }
 
     /** One account's queue of charges in this engine. Guarded by its own monitor. */
     static final class Line {
+        final String account;
+        /** The charge thread's turn waiting to start, if the combining is one; a blocking caller may take it over. */
+        Combining pending;
+
+        Line(String account) {
+            this.account = account;
+        }
+
         final ArrayDeque<QueuedCharge> queue = new ArrayDeque<>();
         /** Whether a caller combines for this line now (one at most). */
         boolean combining;

@@ -132,11 +132,11 @@ final class CombinedRound {
             long price;
             try {
                 price = w.pricing.price(balance);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 if (recorded == null) {
                     readFirst(w, again); // a retry answers as its first charge did, whatever its pricing does now
                 } else {
-                    w.answer(e); // as a charge alone throws its pricing's exception to its caller
+                    w.answer(e); // as a charge alone throws its pricing's exception (or error) to its caller
                 }
                 continue;
             }

@@ -79,7 +79,10 @@ final class QueuedCharge {
         complete(future, a, completions);
     }
 
-    /** Completes {@code future} with {@code a} (an Outcome or an exception) on {@code completions}, or here if it is shut. */
+    /**
+     * Completes {@code future} with {@code a} (an Outcome or a Throwable) on {@code completions}; here when those are
+     * shut, as they are while the engine (or the connector it borrows) closes, rather than never.
+     */
     static void complete(CompletableFuture<Outcome> future, Object a, Executor completions) {
         Runnable completion = () -> {
             if (a instanceof Throwable e) {
@@ -91,7 +94,7 @@ final class QueuedCharge {
         try {
             completions.execute(completion);
         } catch (RejectedExecutionException e) {
-            completion.run(); // the client's executors are shut (the engine closing): complete here rather than never
+            completion.run();
         }
     }
 

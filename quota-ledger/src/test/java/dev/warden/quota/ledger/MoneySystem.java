@@ -105,12 +105,15 @@ final class MoneySystem implements AutoCloseable {
             return quota.charge(s.account(), s.requestId(), s.price().function::applyAsLong);
         }
         try {
-            return quota.chargeAsync(s.account(), s.requestId(), s.price().function::applyAsLong).toCompletableFuture().join();
-        } catch (java.util.concurrent.CompletionException e) {
+            return quota.chargeAsync(s.account(), s.requestId(), s.price().function::applyAsLong).toCompletableFuture()
+                    .get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
-            throw e;
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("chargeAsync of " + s.requestId() + " not answered in 60 s", e);
         }
     }
 
