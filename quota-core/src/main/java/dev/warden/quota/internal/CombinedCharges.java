@@ -239,6 +239,15 @@ final class CombinedCharges {
     private Void serve(String account, Line line, Lease lease) {
         // The balance the last round's replies left, if they said: the next round prices on it without reading.
         OptionalLong known = OptionalLong.empty();
+        CombinedRound.Answers answers = new CombinedRound.Answers();
+        try {
+            return rounds(account, line, lease, known, answers);
+        } finally {
+            answers.give(); // the hold's last round's answers, whatever ended it
+        }
+    }
+
+    private Void rounds(String account, Line line, Lease lease, OptionalLong known, CombinedRound.Answers answers) {
         for (int round = 0; round < ROUNDS_PER_HOLD; round++) {
             if (Thread.currentThread().isInterrupted()) {
                 // Nothing more is sent: a blocking combiner's caller was interrupted (its turn passes on), or the
@@ -257,8 +266,9 @@ final class CombinedCharges {
                     batch.forEach(w -> w.answer(lost));
                     return null;
                 }
-                known = rounds.serve(account, batch, lease, again, known);
+                known = rounds.serve(account, batch, lease, again, known, answers);
             } catch (Throwable e) {
+                answers.give(); // the rounds before it applied: those callers get their outcomes, not this failure
                 // What was sent may or may not have applied: answered as one charge alone would be, with the error;
                 // a retry with the request id answers as the first try did. Taken off the queue, the batch is
                 // answered here or never.
