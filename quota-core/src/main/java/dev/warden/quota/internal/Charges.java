@@ -4,7 +4,6 @@ import dev.warden.lock.Lease;
 import dev.warden.quota.HoldOutcome;
 import dev.warden.quota.Outcome;
 import dev.warden.quota.Pricing;
-import dev.warden.quota.QuotaException;
 import dev.warden.quota.QuotaService;
 
 import java.util.Optional;

@@ -10,7 +10,7 @@ import java.util.function.Supplier;
 
 /**
  * A caller's charge queued for its account's combiner ({@link CombinedCharges}), and its answer: an {@link Outcome},
- * a {@link RuntimeException}, or {@link #TAKE_OVER}. A blocking caller waits in {@link #take}; an asynchronous one's
+ * a {@link RuntimeException} or {@link Error}, or {@link #TAKE_OVER}. A blocking caller waits in {@link #take}; an asynchronous one's
  * {@code future} is completed on {@code completions} (never on the combiner's thread, so a callback that charges the
  * same account again cannot wait on itself), and is never handed {@link #TAKE_OVER}. Concurrency: the answer and
  * {@code done} are guarded by this object's monitor; {@code pricedAgain}, {@code alone} and {@code readFirst} are
