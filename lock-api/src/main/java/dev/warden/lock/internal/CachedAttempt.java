@@ -38,7 +38,7 @@ final class CachedAttempt implements LockAttempt {
     private CompletionStage<Optional<Grant>> pollServer(Duration ttl) {
         LockAttempt a = server;
         if (a == null) {
-            a = cache.driver().attemptReserving(name, owner, LeaseCache.TOKEN_BLOCK);
+            a = cache.serverAttempt(name, owner);
             server = a;
         }
         long sentAt = cache.nanoTime();

@@ -21,6 +21,8 @@ import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockDriver;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
+import dev.warden.lock.spi.TokenBlockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,10 +126,11 @@ final class DefaultLockClient implements LockClient {
 
     /** @throws LockException {@code CONFIGURATION} when lease caching is asked of a backend that cannot cache */
     static void refuseCachingWithout(ClientSettings settings, LockDriver driver) {
-        if (!settings.leaseCache().isZero() && !(driver instanceof LeaseCachingDriver)) {
+        if (!settings.leaseCache().isZero() && !(driver instanceof LeaseCachingDriver
+                && (driver instanceof TokenBlockDriver || driver instanceof TokenFloorDriver))) {
             throw new LockException(LockException.Reason.CONFIGURATION, "the " + settings.lock().backend()
                     + " backend cannot keep leases (" + LockSettings.LEASE_CACHE.key() + " " + settings.leaseCache()
-                    + "): its fencing tokens cannot be reserved in blocks; set it to 0s, or use the redis backend");
+                    + "): it cannot tell a client of contenders or reserve blocks of fencing tokens; set it to 0s");
         }
     }
 

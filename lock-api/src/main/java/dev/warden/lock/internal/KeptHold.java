@@ -25,8 +25,10 @@ final class KeptHold {
 
     final String name;
     final Grant server;
-    /** The block's last token. */
-    final long last;
+    /** The block's last token: the grant's own while nothing is reserved. */
+    long last;
+    /** Over a floor driver: no block reserved yet, and one may still be (before the first re-grant). */
+    boolean unreserved;
     final Watch watch;
     /** The next token to lend. */
     long next;

@@ -8,6 +8,8 @@ import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LeaseCachingDriver.ContenderWatch;
 import dev.warden.lock.spi.LockAttempt;
+import dev.warden.lock.spi.TokenBlockDriver;
+import dev.warden.lock.spi.TokenFloorDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,11 +23,15 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Lease caching ({@code warden.lock.lease-cache}): the locks' side of the driver lock-api calls when the
- * setting is on. A grant from the server reserves a block of up to {@link #TOKEN_BLOCK} fencing tokens (none
- * while a contender of another client waits: such a grant is not kept); when its holder releases, the server's hold is kept (<em>parked</em>) for the linger time, and the client's next
- * acquisition of the name takes it back at once with the block's next token (a {@link LentGrant}). A
- * contender's poll from anywhere ends a parked hold at once and makes a lent one end at its release, so the
- * contender waits at most the watch's message and one release longer than without caching.
+ * setting is on. A server grant's hold reserves a block of up to {@link #TOKEN_BLOCK} fencing tokens: a
+ * {@link TokenBlockDriver} with the grant itself; over any other driver the cache raises the backend's token
+ * floor above the block before the first re-grant, while the server's hold is still held (one more round
+ * trip, at the first release or hand-off of each server grant). When its holder releases, the server's hold
+ * is kept (<em>parked</em>) for the linger time, and the client's next acquisition of the name takes it back
+ * at once with the block's next token (a {@link LentGrant}). A contender from anywhere ends a parked hold at
+ * once and makes a lent one end at its release, so the contender waits at most the watch's message and one
+ * release longer than without caching. A hold granted while, or shortly after (the linger time), a
+ * contender asked for its name reserves nothing and is not kept.
  *
  * <p>A hold is parked only while it is fresh — its last server confirmation (the grant's poll or a
  * renewal) less than a third of the TTL ago, so a lease lent from it has the validity and renewal schedule
@@ -46,13 +52,22 @@ final class LeaseCache implements HandOffDriver {
      */
     static final int TOKEN_BLOCK = 1000;
 
+    /** Names whose last contender is remembered before older ones are looked for and forgotten. */
+    private static final int ASKED_REMEMBERED = 1024;
+
     private static final Logger log = LoggerFactory.getLogger(LeaseCache.class);
 
     private final LeaseCachingDriver driver;
+    /** The driver when its grants reserve their own blocks; null when the cache reserves through the floor. */
+    private final TokenBlockDriver blocks;
+    /** The driver when the cache reserves blocks by raising its token floor; null when its grants reserve them. */
+    private final TokenFloorDriver floors;
     private final Timekeeper time;
     private final long lingerNanos;
     private final long freshNanos;
     private final Map<String, KeptHold> entries = new HashMap<>();
+    /** When a contender last asked for each name, for a linger time: its next grant is not kept. */
+    private final Map<String, Long> askedAtNanos = new HashMap<>();
     private boolean closed;
 
     /**
@@ -61,14 +76,25 @@ final class LeaseCache implements HandOffDriver {
      */
     LeaseCache(LeaseCachingDriver driver, Timekeeper time, Duration linger, Duration ttl) {
         this.driver = driver;
+        this.blocks = driver instanceof TokenBlockDriver b ? b : null;
+        this.floors = blocks == null && driver instanceof TokenFloorDriver f ? f : null;
+        if (blocks == null && floors == null) {
+            throw new IllegalArgumentException("a caching driver reserves tokens in its grants or through its token floor: "
+                    + driver.getClass().getName());
+        }
         this.time = time;
         this.lingerNanos = linger.toNanos();
         this.freshNanos = ttl.toNanos() / 3;
     }
 
-    /** The last token {@code server} reserved, as lent from: never beyond the block asked for. */
+    /** The last token {@code server} reserved with its grant, as lent from: never beyond the block asked for. */
     private long lastReserved(Grant server) {
-        return Math.min(server.fencingToken() + TOKEN_BLOCK - 1, Math.max(server.fencingToken(), driver.lastReserved(server)));
+        return Math.min(server.fencingToken() + TOKEN_BLOCK - 1, Math.max(server.fencingToken(), blocks.lastReserved(server)));
+    }
+
+    /** A server attempt on {@code name}: one whose grants reserve a block where the driver can. */
+    LockAttempt serverAttempt(String name, String owner) {
+        return blocks != null ? blocks.attemptReserving(name, owner, TOKEN_BLOCK) : driver.attempt(name, owner);
     }
 
     /** The server's grant behind {@code grant}: itself when it was not lent from the cache. */
@@ -107,7 +133,10 @@ final class LeaseCache implements HandOffDriver {
         KeptHold e;
         KeptHold stale;
         synchronized (this) {
-            e = new KeptHold(name, server, lastReserved(server), server.validFromNanos(sentAtNanos), new KeptHold.Watch());
+            boolean contended = recentlyAsked(name, time.nanoTime());
+            e = new KeptHold(name, server, blocks != null && !contended ? lastReserved(server) : server.fencingToken(),
+                    server.validFromNanos(sentAtNanos), new KeptHold.Watch());
+            e.unreserved = floors != null && !contended;
             stale = entries.put(name, e);
             e.revoked = closed;
             e.lent = new LentGrant(e, server.fencingToken(), owner);
@@ -115,11 +144,11 @@ final class LeaseCache implements HandOffDriver {
         if (stale != null) {
             endStale(stale);
         }
-        if (e.next > e.last) {
-            // Nothing to lend (a contender of another client waited: the driver reserved no block): not kept.
-            closeWatch(e);
-        } else {
+        if (keepable(e)) {
             watch(e);
+        } else {
+            // Nothing to lend (a contender of another client waited, or asked shortly before): not kept.
+            closeWatch(e);
         }
         return e.lent;
     }
@@ -159,17 +188,65 @@ final class LeaseCache implements HandOffDriver {
             return driver.release(grant);
         }
         KeptHold e = lent.entry();
-        CompletableFuture<ContenderWatch> watching;
         synchronized (this) {
             if (e.lent != lent) {
                 return CompletableFuture.completedFuture(false);
             }
-            watching = e.watch.watch == null && !e.watch.ended && e.next <= e.last ? e.watch.started : null;
+            if (!waitsToKeep(e)) {
+                return park(e, lent);
+            }
         }
-        if (watching == null) {
-            return park(e, lent);
+        return ready(e, lent).thenCompose(v -> park(e, lent));
+    }
+
+    /** Called with the monitor held: the hold could be kept once its watch is in place and its block reserved. */
+    private static boolean waitsToKeep(KeptHold e) {
+        return keepable(e) && ((e.watch.watch == null && !e.watch.ended) || e.unreserved);
+    }
+
+    /**
+     * Completes once the watch on {@code e}'s contenders is in place (or could not be) and, over a floor driver,
+     * once the block is reserved (or could not be); never exceptionally. {@code lent} still holds it.
+     */
+    private CompletionStage<Void> ready(KeptHold e, LentGrant lent) {
+        return e.watch.started.handle((w, error) -> null).thenCompose(v -> reserve(e, lent));
+    }
+
+    /**
+     * Over a floor driver, the block's reservation: the floor raised to its last token while the server's hold
+     * is held, so every later grant of the name has a larger token than any the block lends. Only a confirmed
+     * raise makes the block lendable; an unconfirmed one only makes later tokens larger.
+     */
+    private CompletionStage<Void> reserve(KeptHold e, LentGrant lent) {
+        long last;
+        synchronized (this) {
+            if (e.lent != lent || !e.unreserved) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (!mayKeep(e, time.nanoTime())) {
+                e.unreserved = false;
+                return CompletableFuture.completedFuture(null);
+            }
+            last = e.server.fencingToken() + TOKEN_BLOCK - 1;
         }
-        return watching.handle((w, error) -> null).thenCompose(v -> park(e, lent));
+        CompletionStage<Boolean> raised;
+        try {
+            raised = floors.raiseTokenFloor(e.server, last);
+        } catch (RuntimeException error) {
+            raised = CompletableFuture.failedFuture(error);
+        }
+        return raised.handle((done, error) -> {
+            if (error != null) {
+                log.debug("could not reserve fencing tokens for lock '{}'; its hold is released, not kept", e.name, error);
+            }
+            synchronized (this) {
+                e.unreserved = false;
+                if (error == null && Boolean.TRUE.equals(done)) {
+                    e.last = last;
+                }
+            }
+            return null;
+        });
     }
 
     /** Still lent to the releasing lease until here: the local queue lets no one take it before. */
@@ -213,9 +290,28 @@ final class LeaseCache implements HandOffDriver {
     @Override
     public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
         if (!(grant instanceof LentGrant lent)) {
-            return driver.handOff(grant, owner, ttl);
+            return driver instanceof HandOffDriver h ? h.handOff(grant, owner, ttl) : releasedOrNot(driver.release(grant));
         }
         KeptHold e = lent.entry();
+        boolean waits;
+        synchronized (this) {
+            if (e.lent != lent) {
+                return CompletableFuture.completedFuture(HandOff.notOwner());
+            }
+            waits = waitsToKeep(e);
+        }
+        if (!waits) {
+            return lendOrHandOn(e, lent, owner, ttl);
+        }
+        return ready(e, lent).thenCompose(v -> lendOrHandOn(e, lent, owner, ttl));
+    }
+
+    private static CompletionStage<HandOff> releasedOrNot(CompletionStage<Boolean> release) {
+        return release.thenApply(removed -> Boolean.TRUE.equals(removed) ? HandOff.releasedOnly() : HandOff.notOwner());
+    }
+
+    /** Lends to the local waiter from the block, or takes the hold out of the cache and lets the server hand on. */
+    private CompletionStage<HandOff> lendOrHandOn(KeptHold e, LentGrant lent, String owner, Duration ttl) {
         synchronized (this) {
             if (e.lent != lent) {
                 return CompletableFuture.completedFuture(HandOff.notOwner());
@@ -226,8 +322,17 @@ final class LeaseCache implements HandOffDriver {
             e.lent = null;
             entries.remove(e.name, e);
         }
+        return handOnByServer(e, owner, ttl);
+    }
+
+    /** The block cannot lend: the server hands on (a hand-off driver) or only releases; {@code e} is out of the cache. */
+    private CompletionStage<HandOff> handOnByServer(KeptHold e, String owner, Duration ttl) {
+        if (blocks == null) {
+            closeWatch(e);
+            return releasedOrNot(driver.release(e.server));
+        }
         long sentAt = time.nanoTime();
-        return driver.handOffReserving(e.server, owner, ttl, TOKEN_BLOCK).whenComplete((handOff, error) -> {
+        return blocks.handOffReserving(e.server, owner, ttl, TOKEN_BLOCK).whenComplete((handOff, error) -> {
             if (!(handOff instanceof HandOff.To)) {
                 closeWatch(e);
             }
@@ -257,6 +362,7 @@ final class LeaseCache implements HandOffDriver {
     private void asked(String name) {
         KeptHold ended;
         synchronized (this) {
+            remember(name, time.nanoTime());
             KeptHold e = entries.get(name);
             if (e == null) {
                 return;
@@ -316,8 +422,31 @@ final class LeaseCache implements HandOffDriver {
 
     /** Called with the monitor held. */
     private boolean mayLend(KeptHold e, long now) {
-        return !closed && !e.revoked && e.watch.watch != null && e.next <= e.last
-                && now - e.confirmedAtNanos < freshNanos;
+        return mayKeep(e, now) && e.next <= e.last;
+    }
+
+    /** Called with the monitor held: nothing but its block keeps {@code e} from lending. */
+    private boolean mayKeep(KeptHold e, long now) {
+        return !closed && !e.revoked && e.watch.watch != null && now - e.confirmedAtNanos < freshNanos;
+    }
+
+    /** Called with the monitor held: the hold has a block to lend from, or may still reserve one. */
+    private static boolean keepable(KeptHold e) {
+        return e.next <= e.last || e.unreserved;
+    }
+
+    /** Called with the monitor held. */
+    private boolean recentlyAsked(String name, long now) {
+        Long at = askedAtNanos.get(name);
+        return at != null && now - at < lingerNanos;
+    }
+
+    /** Called with the monitor held; forgets what is older than a linger time once the map grows. */
+    private void remember(String name, long now) {
+        askedAtNanos.put(name, now);
+        if (askedAtNanos.size() > ASKED_REMEMBERED) {
+            askedAtNanos.values().removeIf(at -> now - at >= lingerNanos);
+        }
     }
 
     /** Called with the monitor held. */
@@ -337,7 +466,7 @@ final class LeaseCache implements HandOffDriver {
     private void watch(KeptHold e) {
         CompletionStage<ContenderWatch> started;
         try {
-            started = driver.watchContenders(e.name, () -> asked(e.name));
+            started = driver.watchContenders(e.name, e.server, () -> asked(e.name));
         } catch (RuntimeException error) {
             started = CompletableFuture.failedFuture(error);
         }
@@ -386,10 +515,6 @@ final class LeaseCache implements HandOffDriver {
                 log.debug("could not release the kept hold of lock '{}'; it expires within its TTL", e.name, error);
             }
         });
-    }
-
-    LeaseCachingDriver driver() {
-        return driver;
     }
 
     long nanoTime() {

@@ -1,45 +1,35 @@
 package dev.warden.lock.spi;
 
-import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
  * A driver whose locks a client may keep on the server after their holder released them, and lend again
- * without a round trip ({@code warden.lock.lease-cache}): each grant reserves a block of fencing tokens, so
- * the client's local re-grants carry new, higher tokens no other grant of the name can get, and the driver
- * tells the client when a contender asks for a lock it keeps, so it gives the lock up at once.
+ * without a round trip ({@code warden.lock.lease-cache}): the driver tells the client when a contender asks
+ * for a lock it keeps, so it gives the lock up at once.
  *
- * <p>lock-api decides what to keep and for how long; the driver only reserves tokens and reports
- * contenders. A backend whose tokens cannot be reserved in blocks (etcd's create revisions, ZooKeeper's
- * sequence numbers: a waiter queued during a kept hold may already own a lower one) does not implement it.
+ * <p>lock-api decides what to keep and for how long, and lends each re-grant a new, higher fencing token from
+ * a block the hold reserved: a {@link TokenBlockDriver} reserves the block with the grant itself (Redis: in
+ * the granting script); any other caching driver must be a {@link TokenFloorDriver}, and lock-api reserves
+ * the block before the first re-grant by raising the token floor above it while the server's hold is still
+ * held. lock-api refuses the setting for a caching driver that is neither.
  */
-public interface LeaseCachingDriver extends HandOffDriver {
+public interface LeaseCachingDriver extends LockDriver {
 
     /**
-     * As {@link #attempt}, except that a grant reserves up to {@code tokens} consecutive fencing tokens:
-     * {@code fencingToken()} to {@link #lastReserved lastReserved(grant)} are this grant's, and every later
-     * grant of the name, by any client, gets a larger token.
+     * Starts watching the lock {@code grant} holds for contenders: {@code asked} runs, on a driver thread and
+     * without blocking, when another acquisition asks for the lock while it is held (a poll that finds it
+     * held, or an entry queued behind the holder; possibly one of this client's own). A contender that asked
+     * after {@code grant} was made and before the watch was in place is reported too, where the backend can
+     * still see it (a queue entry behind the holder); a backend that cannot (a poll leaves no trace) makes up
+     * for it when it grants: see {@link TokenBlockDriver#lastReserved}. The stage completes once the watch is
+     * in place, so no contender after that is missed while the connection stays up; one missed in a reconnect
+     * is repeated by its contender's fallback wait.
+     *
+     * @param name  the lock's name
+     * @param grant the hold of {@code name} the client keeps; the watch may outlive it (a hand-off passes
+     *              the same name on to a later grant of this client)
      */
-    LockAttempt attemptReserving(String name, String owner, int tokens);
-
-    /**
-     * The last token {@code grant} reserved: at least its own, at most {@code tokens - 1} above it. A backend
-     * may reserve fewer (Redis: to keep its tokens near a clock), and reserves none while a contender of
-     * another client waits: a grant with nothing reserved beyond its own token is not kept.
-     */
-    long lastReserved(Grant grant);
-
-    /** As {@link #handOff}, with the next grant reserving {@code tokens} tokens. */
-    CompletionStage<HandOff> handOffReserving(Grant grant, String owner, Duration ttl, int tokens);
-
-    /**
-     * Starts watching {@code name} for contenders: {@code asked} runs, on a driver thread and without
-     * blocking, each time a poll for the lock finds it held (possibly a poll of this client's own, and at
-     * most once per poll). The stage completes once the watch is in place, so no poll after that is missed
-     * while the connection stays up; a poll missed in a reconnect is repeated by its contender's fallback
-     * wait.
-     */
-    CompletionStage<ContenderWatch> watchContenders(String name, Runnable asked);
+    CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked);
 
     /** A watch on one name's contenders; closing it stops {@code asked} (idempotent). */
     interface ContenderWatch extends AutoCloseable {

@@ -5,9 +5,10 @@
  * calls (start a {@link LockAttempt}, renew and release a {@link Grant}) are all a backend writes: the
  * acquire loop, local queueing, reentrancy, lease keeping, validity deadlines and listeners live once
  * in lock-api. A driver that can release a lock and grant it to a waiter of the same client in one
- * server step also implements {@link HandOffDriver}; one whose grants can reserve blocks of fencing tokens,
- * and which can tell the client of contenders, also implements {@link LeaseCachingDriver} (leases kept
- * after release). The lock-tck module's contract tests check a
+ * server step also implements {@link HandOffDriver}; one that can tell the client of contenders also
+ * implements {@link LeaseCachingDriver} (leases kept after release), with its tokens reserved in blocks by
+ * its grants ({@link TokenBlockDriver}) or through its token floor ({@link TokenFloorDriver}). The lock-tck
+ * module's contract tests check a
  * backend against these rules.
  */
 package dev.warden.lock.spi;

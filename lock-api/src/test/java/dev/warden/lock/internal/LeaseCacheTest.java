@@ -11,6 +11,7 @@ import dev.warden.lock.spi.HandOff;
 import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
+import dev.warden.lock.spi.TokenBlockDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -153,7 +154,7 @@ class LeaseCacheTest {
     }
 
     /** Grants every poll with a block of tokens, confirms every call, and lets the test be the contender. */
-    private static final class KeepingDriver implements LeaseCachingDriver {
+    private static final class KeepingDriver implements TokenBlockDriver {
 
         record Block(String name, long fencingToken) implements Grant {
         }
@@ -218,7 +219,7 @@ class LeaseCacheTest {
         }
 
         @Override
-        public CompletionStage<ContenderWatch> watchContenders(String name, Runnable asked) {
+        public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
             contenders.put(name, asked);
             ContenderWatch w = () -> watchesOpen--;
             // A watch that could not be set up leaves nothing open (the Redis driver leaves its channel again).

@@ -4,13 +4,13 @@ import dev.warden.lock.LockException;
 import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HandOff;
-import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
+import dev.warden.lock.spi.TokenBlockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +37,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Concurrency: every field is final and thread-safe (Lettuce's connections, the scripts); the
  * lifecycle's {@code closed} is atomic.
  */
-public final class RedisDriver implements LeaseCachingDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
+public final class RedisDriver implements TokenBlockDriver, TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
         HolderListingDriver, SharedLockDriver {
 
     /** Where the backend's own settings live ({@code warden.lock.redis.username}, ...). */
@@ -98,7 +98,7 @@ public final class RedisDriver implements LeaseCachingDriver, TokenFloorDriver, 
 
     /** Every acquire that finds the lock held publishes on its contender channel; a watch subscribes there. */
     @Override
-    public CompletionStage<ContenderWatch> watchContenders(String name, Runnable asked) {
+    public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
         checkOpen();
         String channel = Keys.of(namespace, name).contenders();
         Subscriptions.Listener listener = new Subscriptions.Listener() {

@@ -112,7 +112,7 @@ class RedisDriverTest {
     void aPollThatFindsTheLockHeldTellsTheContenderWatch() throws Exception {
         java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         RedisGrant grant = grant(driver.attemptReserving(name, "keeper", 1000), TTL);
-        LeaseCachingDriver.ContenderWatch watch = get(driver.watchContenders(name, asked::incrementAndGet));
+        LeaseCachingDriver.ContenderWatch watch = get(driver.watchContenders(name, grant, asked::incrementAndGet));
         RedisDriver other = open(redis.server().uri());
         LockAttempt contender = other.attempt(name, "contender");
         assertThat(get(contender.poll(TTL))).isEmpty();
