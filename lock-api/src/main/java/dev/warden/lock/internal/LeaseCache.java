@@ -8,8 +8,6 @@ import dev.warden.lock.spi.HandOffDriver;
 import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LeaseCachingDriver.ContenderWatch;
 import dev.warden.lock.spi.LockAttempt;
-import dev.warden.lock.spi.TokenBlockDriver;
-import dev.warden.lock.spi.TokenFloorDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,34 +38,26 @@ import java.util.concurrent.CompletionStage;
  * when a local waiter takes over, else by releasing and acquiring again. Shared names and elections never
  * pass through (their acquisitions go to the driver; their grants' calls are passed on).
  *
- * <p>Concurrency: {@code entries}, {@code closed} and every {@link KeptHold}'s fields are
+ * <p>Concurrency: {@code entries}, {@code contenders}, {@code closed} and every {@link KeptHold}'s fields are
  * guarded by {@code this}; no call to the driver or the timekeeper is made while holding it, except arming
  * or cancelling a timer, which does not block.
  */
 final class LeaseCache implements HandOffDriver {
 
-    /**
-     * Tokens each server grant asks to reserve: at most one server grant per this many local ones (the driver
-     * may reserve fewer).
-     */
-    static final int TOKEN_BLOCK = 1000;
+    /** Tokens each server grant asks to reserve ({@link TokenReservation#BLOCK}). */
+    static final int TOKEN_BLOCK = TokenReservation.BLOCK;
 
-    /** Names whose last contender is remembered before older ones are looked for and forgotten. */
-    private static final int ASKED_REMEMBERED = 1024;
 
     private static final Logger log = LoggerFactory.getLogger(LeaseCache.class);
 
     private final LeaseCachingDriver driver;
-    /** The driver when its grants reserve their own blocks; null when the cache reserves through the floor. */
-    private final TokenBlockDriver blocks;
-    /** The driver when the cache reserves blocks by raising its token floor; null when its grants reserve them. */
-    private final TokenFloorDriver floors;
+    private final TokenReservation tokens;
     private final Timekeeper time;
     private final long lingerNanos;
     private final long freshNanos;
     private final Map<String, KeptHold> entries = new HashMap<>();
-    /** When a contender last asked for each name, for a linger time: its next grant is not kept. */
-    private final Map<String, Long> askedAtNanos = new HashMap<>();
+    /** The names a contender asked for within a linger time: their next grants are not kept. */
+    private final RecentContenders contenders;
     private boolean closed;
 
     /**
@@ -76,25 +66,16 @@ final class LeaseCache implements HandOffDriver {
      */
     LeaseCache(LeaseCachingDriver driver, Timekeeper time, Duration linger, Duration ttl) {
         this.driver = driver;
-        this.blocks = driver instanceof TokenBlockDriver b ? b : null;
-        this.floors = blocks == null && driver instanceof TokenFloorDriver f ? f : null;
-        if (blocks == null && floors == null) {
-            throw new IllegalArgumentException("a caching driver reserves tokens in its grants or through its token floor: "
-                    + driver.getClass().getName());
-        }
+        this.tokens = TokenReservation.of(driver);
+        this.contenders = new RecentContenders(linger.toNanos());
         this.time = time;
         this.lingerNanos = linger.toNanos();
         this.freshNanos = ttl.toNanos() / 3;
     }
 
-    /** The last token {@code server} reserved with its grant, as lent from: never beyond the block asked for. */
-    private long lastReserved(Grant server) {
-        return Math.min(server.fencingToken() + TOKEN_BLOCK - 1, Math.max(server.fencingToken(), blocks.lastReserved(server)));
-    }
-
-    /** A server attempt on {@code name}: one whose grants reserve a block where the driver can. */
+    /** A server attempt on {@code name} whose grant may be kept (one that reserves a block where the driver can). */
     LockAttempt serverAttempt(String name, String owner) {
-        return blocks != null ? blocks.attemptReserving(name, owner, TOKEN_BLOCK) : driver.attempt(name, owner);
+        return tokens.serverAttempt(name, owner);
     }
 
     /** The server's grant behind {@code grant}: itself when it was not lent from the cache. */
@@ -133,10 +114,10 @@ final class LeaseCache implements HandOffDriver {
         KeptHold e;
         KeptHold stale;
         synchronized (this) {
-            boolean contended = recentlyAsked(name, time.nanoTime());
-            e = new KeptHold(name, server, blocks != null && !contended ? lastReserved(server) : server.fencingToken(),
+            boolean contended = contenders.asked(name, time.nanoTime());
+            e = new KeptHold(name, server, contended ? server.fencingToken() : tokens.reservedByGrant(server),
                     server.validFromNanos(sentAtNanos), new KeptHold.Watch());
-            e.unreserved = floors != null && !contended;
+            e.unreserved = tokens.reservesLater() && !contended;
             stale = entries.put(name, e);
             e.revoked = closed;
             e.lent = new LentGrant(e, server.fencingToken(), owner);
@@ -213,12 +194,10 @@ final class LeaseCache implements HandOffDriver {
     }
 
     /**
-     * Over a floor driver, the block's reservation: the floor raised to its last token while the server's hold
-     * is held, so every later grant of the name has a larger token than any the block lends. Only a confirmed
-     * raise makes the block lendable; an unconfirmed one only makes later tokens larger.
+     * Over a floor driver, the block's reservation while the server's hold is held: only a confirmed
+     * reservation makes the block lendable; an unconfirmed one only makes later tokens larger.
      */
     private CompletionStage<Void> reserve(KeptHold e, LentGrant lent) {
-        long last;
         synchronized (this) {
             if (e.lent != lent || !e.unreserved) {
                 return CompletableFuture.completedFuture(null);
@@ -227,21 +206,20 @@ final class LeaseCache implements HandOffDriver {
                 e.unreserved = false;
                 return CompletableFuture.completedFuture(null);
             }
-            last = e.server.fencingToken() + TOKEN_BLOCK - 1;
         }
-        CompletionStage<Boolean> raised;
+        CompletionStage<Long> reserved;
         try {
-            raised = floors.raiseTokenFloor(e.server, last);
+            reserved = tokens.reserve(e.server);
         } catch (RuntimeException error) {
-            raised = CompletableFuture.failedFuture(error);
+            reserved = CompletableFuture.failedFuture(error);
         }
-        return raised.handle((done, error) -> {
+        return reserved.handle((last, error) -> {
             if (error != null) {
                 log.debug("could not reserve fencing tokens for lock '{}'; its hold is released, not kept", e.name, error);
             }
             synchronized (this) {
                 e.unreserved = false;
-                if (error == null && Boolean.TRUE.equals(done)) {
+                if (error == null) {
                     e.last = last;
                 }
             }
@@ -290,7 +268,7 @@ final class LeaseCache implements HandOffDriver {
     @Override
     public CompletionStage<HandOff> handOff(Grant grant, String owner, Duration ttl) {
         if (!(grant instanceof LentGrant lent)) {
-            return driver instanceof HandOffDriver h ? h.handOff(grant, owner, ttl) : releasedOrNot(driver.release(grant));
+            return driver instanceof HandOffDriver h ? h.handOff(grant, owner, ttl) : TokenReservation.releasedOnly(driver.release(grant));
         }
         KeptHold e = lent.entry();
         boolean waits;
@@ -304,10 +282,6 @@ final class LeaseCache implements HandOffDriver {
             return lendOrHandOn(e, lent, owner, ttl);
         }
         return ready(e, lent).thenCompose(v -> lendOrHandOn(e, lent, owner, ttl));
-    }
-
-    private static CompletionStage<HandOff> releasedOrNot(CompletionStage<Boolean> release) {
-        return release.thenApply(removed -> Boolean.TRUE.equals(removed) ? HandOff.releasedOnly() : HandOff.notOwner());
     }
 
     /** Lends to the local waiter from the block, or takes the hold out of the cache and lets the server hand on. */
@@ -327,12 +301,8 @@ final class LeaseCache implements HandOffDriver {
 
     /** The block cannot lend: the server hands on (a hand-off driver) or only releases; {@code e} is out of the cache. */
     private CompletionStage<HandOff> handOnByServer(KeptHold e, String owner, Duration ttl) {
-        if (blocks == null) {
-            closeWatch(e);
-            return releasedOrNot(driver.release(e.server));
-        }
         long sentAt = time.nanoTime();
-        return blocks.handOffReserving(e.server, owner, ttl, TOKEN_BLOCK).whenComplete((handOff, error) -> {
+        return tokens.handOn(e.server, owner, ttl).whenComplete((handOff, error) -> {
             if (!(handOff instanceof HandOff.To)) {
                 closeWatch(e);
             }
@@ -342,7 +312,7 @@ final class LeaseCache implements HandOffDriver {
                 KeptHold stale;
                 synchronized (this) {
                     // The same watch goes on: the name stays this client's.
-                    next = new KeptHold(e.name, to.next(), lastReserved(to.next()), to.next().validFromNanos(sentAt), e.watch);
+                    next = new KeptHold(e.name, to.next(), tokens.reservedByGrant(to.next()), to.next().validFromNanos(sentAt), e.watch);
                     next.revoked = closed;
                     next.lent = new LentGrant(next, to.next().fencingToken(), owner);
                     stale = entries.put(e.name, next);
@@ -362,7 +332,7 @@ final class LeaseCache implements HandOffDriver {
     private void asked(String name) {
         KeptHold ended;
         synchronized (this) {
-            remember(name, time.nanoTime());
+            contenders.remember(name, time.nanoTime());
             KeptHold e = entries.get(name);
             if (e == null) {
                 return;
@@ -433,20 +403,6 @@ final class LeaseCache implements HandOffDriver {
     /** Called with the monitor held: the hold has a block to lend from, or may still reserve one. */
     private static boolean keepable(KeptHold e) {
         return e.next <= e.last || e.unreserved;
-    }
-
-    /** Called with the monitor held. */
-    private boolean recentlyAsked(String name, long now) {
-        Long at = askedAtNanos.get(name);
-        return at != null && now - at < lingerNanos;
-    }
-
-    /** Called with the monitor held; forgets what is older than a linger time once the map grows. */
-    private void remember(String name, long now) {
-        askedAtNanos.put(name, now);
-        if (askedAtNanos.size() > ASKED_REMEMBERED) {
-            askedAtNanos.values().removeIf(at -> now - at >= lingerNanos);
-        }
     }
 
     /** Called with the monitor held. */

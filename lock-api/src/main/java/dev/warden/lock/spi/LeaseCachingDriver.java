@@ -16,6 +16,15 @@ import java.util.concurrent.CompletionStage;
 public interface LeaseCachingDriver extends LockDriver {
 
     /**
+     * As {@link #attempt}, for an acquisition whose grant the client may keep after release: a backend whose
+     * refused polls leave no trace marks such a grant, so that every contender from the grant on is reported
+     * to {@link #watchContenders} (JDBC: the row is marked watched). By default {@link #attempt}.
+     */
+    default LockAttempt attemptKept(String name, String owner) {
+        return attempt(name, owner);
+    }
+
+    /**
      * Starts watching the lock {@code grant} holds for contenders: {@code asked} runs, on a driver thread and
      * without blocking, when another acquisition asks for the lock while it is held (a poll that finds it
      * held, or an entry queued behind the holder; possibly one of this client's own). A contender that asked

@@ -50,9 +50,14 @@ abstract class FaultReleaseClauses {
         kit.removeBehindHoldersBack(kit.namespace(), name);
         Lease next = kit.client().lock(name).tryAcquire(kit.slack()).orElseThrow();
         assertThat(old.isValid()).as("the loss is not noticed yet").isTrue();
-        // A client that keeps leases does not ask the server at release: the kept hold is let go of later, by
-        // compare-and-delete, and the lease reads released.
-        assertThat(old.release()).isEqualTo(kit.keptFor().isZero() ? ReleaseOutcome.LOST : ReleaseOutcome.RELEASED);
+        if (kit.keptFor().isZero()) {
+            assertThat(old.release()).isEqualTo(ReleaseOutcome.LOST);
+        } else {
+            // A client that keeps leases may not ask the server at release (Redis reserved its tokens with the
+            // grant): the kept hold is let go of later, by compare-and-delete, and the lease reads released. One
+            // that reserves its tokens at the first release (through the token floor) learns of the loss then.
+            assertThat(old.release()).isIn(ReleaseOutcome.RELEASED, ReleaseOutcome.LOST);
+        }
         assertThat(kit.onServer(name)).isTrue();
         assertThat(kit.client().lock(name).tryAcquire(Duration.ZERO)).isEmpty();
         assertThat(next.release()).isEqualTo(ReleaseOutcome.RELEASED);

@@ -12,36 +12,56 @@ import java.util.concurrent.CompletionStage;
  * One contender for one lock: a poll is the acquiring statement; between polls it waits for a
  * notification for the lock or, at most, until the holder's row expires on the database's clock (a
  * second at most, in case a notification was lost on a broken listening connection). Nothing is queued on
- * the server, so abandoning only stops the wait.
+ * the server, so abandoning only stops the wait. On a table with the column {@code watched}, a grant marks
+ * the row watched or not (the client may keep it after release), and a poll a watched holder refuses
+ * notifies its contender channel.
  */
 final class JdbcAttempt extends QueryAttempt {
 
-    JdbcAttempt(JdbcDriver driver, String name, String owner) {
+    /** Whether this attempt's grant may be kept after release, so contenders must be reported. */
+    private final boolean kept;
+
+    JdbcAttempt(JdbcDriver driver, String name, String owner, boolean kept) {
         super(driver, name, owner, "lock '" + name + "'");
+        this.kept = kept;
     }
 
     @Override
     CompletionStage<Optional<Grant>> send(long ttlMillis) {
         String namespace = driver.namespace();
+        boolean watchable = driver.watchable();
         return driver.calls().call(acquiring(), c -> {
-            try (PreparedStatement s = c.prepareStatement(Statements.ACQUIRE)) {
-                s.setString(1, owner);
-                s.setLong(2, ttlMillis);
-                s.setString(3, namespace);
-                s.setString(4, name);
-                s.setString(5, namespace);
-                s.setString(6, name);
-                s.setString(7, owner);
-                s.setLong(8, ttlMillis);
-                s.setString(9, namespace);
-                s.setString(10, name);
-                s.setString(11, namespace);
-                s.setString(12, name);
+            long polledAt = System.nanoTime();
+            try (PreparedStatement s = c.prepareStatement(watchable ? Statements.ACQUIRE_WATCHED : Statements.ACQUIRE)) {
+                int i = 0;
+                s.setString(++i, owner);
+                s.setLong(++i, ttlMillis);
+                if (watchable) {
+                    s.setBoolean(++i, kept);
+                }
+                s.setString(++i, namespace);
+                s.setString(++i, name);
+                s.setString(++i, namespace);
+                s.setString(++i, name);
+                s.setString(++i, owner);
+                s.setLong(++i, ttlMillis);
+                if (watchable) {
+                    s.setBoolean(++i, kept);
+                }
+                s.setString(++i, namespace);
+                s.setString(++i, name);
+                s.setString(++i, namespace);
+                s.setString(++i, name);
+                if (watchable) {
+                    s.setString(++i, Notifications.key(namespace, name));
+                    s.setString(++i, namespace);
+                    s.setString(++i, name);
+                }
                 try (ResultSet r = s.executeQuery()) {
                     r.next();
                     long token = r.getLong(1);
                     if (!r.wasNull()) {
-                        return Optional.<Grant>of(new JdbcGrant(namespace, name, owner, token));
+                        return Optional.<Grant>of(new JdbcGrant(namespace, name, owner, token, polledAt));
                     }
                     long remaining = r.getLong(2);
                     return refused(r.wasNull() ? -1 : Math.max(0, remaining));

@@ -5,11 +5,14 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
 import dev.warden.lock.spi.TokenFloorDriver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client's view of the lock tables: attempts on locks ({@code warden_lock}) and on shared names
@@ -32,7 +36,9 @@ import java.util.concurrent.CompletionStage;
  * <p>Concurrency: immutable after {@link #open}; the parts guard their own state.
  */
 public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriver, TokenFloorDriver, EpochRecordingDriver,
-        SharedLockDriver {
+        SharedLockDriver, LeaseCachingDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcDriver.class);
 
     /** Rows per page of an operator's listing. */
     private static final int PAGE = 500;
@@ -40,11 +46,16 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
     private final String namespace;
     private final Calls calls;
     private final Notifications notifications;
+    /** Whether {@code warden_lock} has the column {@code watched}, so contenders of kept locks can be reported. */
+    private final boolean watchable;
+    /** Set once the missing column was reported: a warning once per client, not per kept lock. */
+    private final AtomicBoolean toldUnwatchable = new AtomicBoolean();
 
-    private JdbcDriver(String namespace, Calls calls, Notifications notifications) {
+    private JdbcDriver(String namespace, Calls calls, Notifications notifications, boolean watchable) {
         this.namespace = namespace;
         this.calls = calls;
         this.notifications = notifications;
+        this.watchable = watchable;
     }
 
     /**
@@ -55,17 +66,40 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
      */
     public static JdbcDriver open(LockConfig config, JdbcSettings settings) {
         Calls calls = Calls.open(settings, config.connectTimeout(), config.requestTimeout());
+        boolean watchable;
         try {
             if (settings.createSchema()) {
                 createSchema(calls, config.connectTimeout());
             }
+            watchable = !watchedColumnMissing(calls, config.connectTimeout());
         } catch (RuntimeException e) {
             calls.close();
             throw e;
         }
         Notifications notifications = new Notifications(settings.url(),
                 Calls.connectionProperties(settings, config.connectTimeout(), config.requestTimeout()));
-        return new JdbcDriver(config.namespace(), calls, notifications);
+        // A lock granted before the client listens could not have its contenders reported.
+        notifications.awaitListening(config.connectTimeout());
+        return new JdbcDriver(config.namespace(), calls, notifications, watchable);
+    }
+
+    /** Whether the lock table lacks the column {@code watched} (created before lease caching, by someone else). */
+    private static boolean watchedColumnMissing(Calls calls, Duration within) {
+        try {
+            return calls.call("reading the lock table's columns", c -> {
+                try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(Statements.WATCHED_COLUMN_MISSING)) {
+                    return r.next() && r.getBoolean(1);
+                }
+            }).get(within.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException(LockException.Reason.INTERRUPTED, "interrupted while reading the lock table's columns");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof LockException l ? l : Calls.translate("reading the lock table's columns", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new LockException(LockException.Reason.UNAVAILABLE, "reading the lock table's columns took longer than "
+                    + within.toMillis() + " ms");
+        }
     }
 
     private static void createSchema(Calls calls, Duration within) {
@@ -76,6 +110,13 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
                 s.execute("SET LOCAL statement_timeout = " + Math.max(1, within.toMillis()));
                 for (String sql : Statements.SCHEMA) {
                     s.execute(sql);
+                }
+                boolean noWatched;
+                try (ResultSet r = s.executeQuery(Statements.WATCHED_COLUMN_MISSING)) {
+                    noWatched = r.next() && r.getBoolean(1);
+                }
+                if (noWatched) {
+                    s.execute(Statements.ADD_WATCHED_COLUMN);
                 }
                 boolean missing;
                 try (ResultSet r = s.executeQuery(Statements.SHARE_POLL_FUNCTION_MISSING)) {
@@ -112,9 +153,42 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
         return new JdbcWait(notifications, calls, Notifications.key(namespace, name));
     }
 
+    boolean watchable() {
+        return watchable;
+    }
+
     @Override
     public LockAttempt attempt(String name, String owner) {
-        return new JdbcAttempt(this, name, owner);
+        return new JdbcAttempt(this, name, owner, false);
+    }
+
+    /** Its grant marks the row watched: a poll the holder refuses then notifies the contender channel. */
+    @Override
+    public LockAttempt attemptKept(String name, String owner) {
+        return new JdbcAttempt(this, name, owner, true);
+    }
+
+    /**
+     * Listens for the polls a watched row refuses (on the client's listening connection: no round trip). A
+     * contender that asked since the grant's poll, or while notifications could have been lost, is reported
+     * at once. On a table without the column {@code watched}, fails: the client then keeps nothing.
+     */
+    @Override
+    public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
+        if (!(grant instanceof JdbcGrant g)) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.PROTOCOL,
+                    "contenders are watched for locks only, not for a share of a shared name"));
+        }
+        if (!watchable) {
+            String message = "the table warden_lock has no column 'watched', so lock '" + name + "' is not kept after"
+                    + " release (warden.lock.lease-cache); add it: " + Statements.ADD_WATCHED_COLUMN;
+            if (toldUnwatchable.compareAndSet(false, true)) {
+                log.warn(message);
+            }
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CONFIGURATION, message));
+        }
+        return CompletableFuture.completedFuture(
+                notifications.watchContenders(Notifications.key(g.namespace(), g.name()), g.polledAtNanos(), asked));
     }
 
     @Override

@@ -9,6 +9,8 @@ import dev.warden.lock.spi.Grant;
  * @param name the lock's name as lock-api gave it
  * @param owner the acquisition's owner string
  * @param fencingToken the row's token at the grant
+ * @param polledAtNanos when the granting poll was sent ({@link System#nanoTime()}): a contender's notification
+ *                      received since may be about this grant
  */
-record JdbcGrant(String namespace, String name, String owner, long fencingToken) implements Grant {
+record JdbcGrant(String namespace, String name, String owner, long fencingToken, long polledAtNanos) implements Grant {
 }

@@ -1,5 +1,6 @@
 package dev.warden.lock.jdbc.internal;
 
+import dev.warden.lock.spi.LeaseCachingDriver.ContenderWatch;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -10,29 +11,49 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * One client's listening connection: {@code LISTEN warden_lock} on a connection of its own, and the waits
- * registered per wake-up key. A notification wakes the waits of its key; a new connection (the first, or
- * one after the old broke) wakes every wait, since notifications sent meanwhile were lost. A connection
- * that breaks silently is found by a {@code SELECT 1} every second.
+ * One client's listening connection: {@code LISTEN warden_lock} and {@code LISTEN warden_lock_contender} on
+ * a connection of its own, the waits registered per wake-up key, and the contender watches of the locks this
+ * client keeps. A release's notification wakes the waits of its key; a contender's runs the watches of its key
+ * (and is remembered for a while, for a watch registered just after it). A new connection (the first, or one
+ * after the old broke) wakes every wait and runs every watch, since notifications sent meanwhile were lost. A
+ * connection that breaks silently is found by a {@code SELECT 1} every second.
  *
- * <p>Concurrency: {@code waits} is a concurrent map of concurrent sets; {@code closed} and
- * {@code connection} are volatile; only the listener thread reads the connection's notifications.
+ * <p>Concurrency: {@code waits} and {@code watches} are concurrent maps of concurrent sets, {@code contendedAt}
+ * a concurrent map; {@code closed}, {@code connection} and {@code listeningSince} are volatile; only the
+ * listener thread reads the connection's notifications.
  */
 final class Notifications implements AutoCloseable {
+
+    /** Keys whose last contender is remembered before older ones are looked for and forgotten. */
+    private static final int CONTENDERS_REMEMBERED = 1024;
+    /** How long a contender's notification is remembered for a watch registered after it. */
+    private static final long CONTENDER_MEMORY_NANOS = 60_000_000_000L;
 
     private final String url;
     private final Properties properties;
     private final Map<String, Set<JdbcWait>> waits = new ConcurrentHashMap<>();
+    private final Map<String, Set<Runnable>> watches = new ConcurrentHashMap<>();
+    /** When each key's last contender notification arrived ({@link System#nanoTime()}). */
+    private final Map<String, Long> contendedAt = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean closed;
     private volatile Connection connection;
+    /** When the current connection started listening; 0 while there is none. */
+    private volatile long listeningSince;
+    /** Completes when the first connection listens. */
+    private final CompletableFuture<Void> firstListening = new CompletableFuture<>();
 
     Notifications(String url, Properties properties) {
         this.url = url;
@@ -66,6 +87,25 @@ final class Notifications implements AutoCloseable {
         });
     }
 
+    /**
+     * Runs {@code asked} for every contender of {@code key} from now on, and at once when one may have asked
+     * since {@code sinceNanos} already: its notification arrived since, or notifications could have been lost
+     * since (no listening connection, or a new one). Closing the watch stops it.
+     */
+    ContenderWatch watchContenders(String key, long sinceNanos, Runnable asked) {
+        Runnable once = asked::run;
+        watches.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(once);
+        Long at = contendedAt.get(key);
+        long since = listeningSince;
+        if ((at != null && at - sinceNanos >= 0) || since == 0 || since - sinceNanos > 0) {
+            asked.run();
+        }
+        return () -> watches.computeIfPresent(key, (k, set) -> {
+            set.remove(once);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
     private void wake(String key) {
         Set<JdbcWait> set = waits.get(key);
         if (set != null) {
@@ -73,8 +113,21 @@ final class Notifications implements AutoCloseable {
         }
     }
 
+    private void contended(String key) {
+        long now = System.nanoTime();
+        contendedAt.put(key, now);
+        if (contendedAt.size() > CONTENDERS_REMEMBERED) {
+            contendedAt.values().removeIf(at -> now - at > CONTENDER_MEMORY_NANOS);
+        }
+        Set<Runnable> set = watches.get(key);
+        if (set != null) {
+            set.forEach(Runnable::run);
+        }
+    }
+
     private void wakeAll() {
         waits.values().forEach(set -> set.forEach(JdbcWait::message));
+        watches.values().forEach(set -> set.forEach(Runnable::run));
     }
 
     private void listen() {
@@ -84,8 +137,11 @@ final class Notifications implements AutoCloseable {
                 connection = c;
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + Statements.CHANNEL);
+                    s.execute("LISTEN " + Statements.CONTENDER_CHANNEL);
                 }
                 backoff = 50;
+                listeningSince = System.nanoTime();
+                firstListening.complete(null);
                 wakeAll();
                 PGConnection pg = c.unwrap(PGConnection.class);
                 long lastCheck = System.nanoTime();
@@ -93,7 +149,11 @@ final class Notifications implements AutoCloseable {
                     PGNotification[] received = pg.getNotifications(250);
                     if (received != null) {
                         for (PGNotification n : received) {
-                            wake(n.getParameter());
+                            if (Statements.CONTENDER_CHANNEL.equals(n.getName())) {
+                                contended(n.getParameter());
+                            } else {
+                                wake(n.getParameter());
+                            }
                         }
                     }
                     if (System.nanoTime() - lastCheck > 1_000_000_000L) {
@@ -115,8 +175,20 @@ final class Notifications implements AutoCloseable {
                 }
                 backoff = Math.min(1000, backoff * 2);
             } finally {
+                listeningSince = 0;
                 connection = null;
             }
+        }
+    }
+
+    /** Waits up to {@code limit} for the first connection to listen; returns either way (waiters have timers). */
+    void awaitListening(Duration limit) {
+        try {
+            firstListening.get(limit.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // Not listening yet: waiters poll on their timers, and kept holds are not kept, until it is.
         }
     }
 

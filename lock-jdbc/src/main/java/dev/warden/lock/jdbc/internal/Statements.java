@@ -16,6 +16,12 @@ final class Statements {
     static final String CHANNEL = "warden_lock";
 
     /**
+     * The channel a poll notifies when a live holder whose grant is watched ({@code warden_lock.watched}: a
+     * client keeps it after release) refuses it, with the lock's wake-up key as payload.
+     */
+    static final String CONTENDER_CHANNEL = "warden_lock_contender";
+
+    /**
      * The schema, created under a transaction-scoped advisory lock so that clients opening together do
      * not race on the catalog (two concurrent {@code CREATE ... IF NOT EXISTS} can fail on its unique index).
      * Rows are only ever updated in place (no indexed column changes), so updates stay heap-only; the
@@ -32,6 +38,7 @@ final class Statements {
                     + " expires_at timestamptz NOT NULL,"
                     + " floor bigint NOT NULL DEFAULT 0,"
                     + " evicted_token bigint,"
+                    + " watched boolean NOT NULL DEFAULT false,"
                     + " PRIMARY KEY (namespace, name)) WITH (fillfactor = 50)",
             "CREATE TABLE IF NOT EXISTS warden_lock_epoch (namespace text PRIMARY KEY, epoch integer NOT NULL)",
             "CREATE TABLE IF NOT EXISTS warden_lock_share ("
@@ -45,6 +52,16 @@ final class Statements {
                     + " expires_at timestamptz NOT NULL,"
                     + " PRIMARY KEY (namespace, name, token))",
             "CREATE UNIQUE INDEX IF NOT EXISTS warden_lock_share_owner ON warden_lock_share (namespace, name, owner)");
+
+    /**
+     * Whether {@code warden_lock} lacks the column {@code watched} (a table created before lease caching): it
+     * is added only then, since even {@code ADD COLUMN IF NOT EXISTS} takes the table's exclusive lock.
+     */
+    static final String WATCHED_COLUMN_MISSING = "SELECT NOT EXISTS (SELECT 1 FROM pg_attribute"
+            + " WHERE attrelid = to_regclass('warden_lock') AND attname = 'watched' AND NOT attisdropped)";
+
+    /** Adds the column {@code watched} to a table created before lease caching; a default of false rewrites nothing. */
+    static final String ADD_WATCHED_COLUMN = "ALTER TABLE warden_lock ADD COLUMN IF NOT EXISTS watched boolean NOT NULL DEFAULT false";
 
     /**
      * Whether the shared poll function is missing: it is created only then, not replaced at every client's
@@ -129,6 +146,31 @@ final class Statements {
             + " (SELECT CASE WHEN expires_at > clock_timestamp()"
             + "    THEN ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint ELSE 0 END"
             + "    FROM warden_lock WHERE namespace = ? AND name = ?)";
+
+    /**
+     * {@link #ACQUIRE} on a table with the column {@code watched}: a grant sets it (true when the client may
+     * keep the lock after release), and a poll that a live watched holder refuses notifies
+     * {@link #CONTENDER_CHANNEL} — only then does a refused poll write (a notification needs a commit). The
+     * statement's parts see the row as it was before it, so a poll that is granted never notifies. Parameters:
+     * owner, TTL ms, watched, namespace, name; namespace, name, owner, TTL ms, watched, namespace, name; namespace,
+     * name; wake-up key, namespace, name.
+     */
+    static final String ACQUIRE_WATCHED = "WITH u AS (UPDATE warden_lock AS l"
+            + "   SET owner = ?, token = GREATEST(nextval('warden_lock_token'), l.token + 1, l.floor + 1),"
+            + "       expires_at = clock_timestamp() + ? * interval '1 millisecond', watched = ?"
+            + "   WHERE l.namespace = ? AND l.name = ? AND l.expires_at <= clock_timestamp()"
+            + "   RETURNING l.token),"
+            + " i AS (INSERT INTO warden_lock (namespace, name, owner, token, expires_at, watched)"
+            + "   SELECT ?, ?, ?, nextval('warden_lock_token'), clock_timestamp() + ? * interval '1 millisecond', ?"
+            + "   WHERE NOT EXISTS (SELECT 1 FROM warden_lock WHERE namespace = ? AND name = ?)"
+            + "   ON CONFLICT (namespace, name) DO NOTHING"
+            + "   RETURNING token)"
+            + " SELECT coalesce((SELECT token FROM u), (SELECT token FROM i)),"
+            + " (SELECT CASE WHEN expires_at > clock_timestamp()"
+            + "    THEN ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint ELSE 0 END"
+            + "    FROM warden_lock WHERE namespace = ? AND name = ?),"
+            + " (SELECT count(pg_notify('" + CONTENDER_CHANNEL + "', ?)) FROM warden_lock"
+            + "    WHERE namespace = ? AND name = ? AND watched AND expires_at > clock_timestamp())";
 
     /**
      * A release commits without waiting for its flush ({@code synchronous_commit} off for its own transaction):

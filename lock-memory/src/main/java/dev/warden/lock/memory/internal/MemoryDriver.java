@@ -6,6 +6,7 @@ import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
 import dev.warden.lock.spi.SharedLockDriver;
@@ -33,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Concurrency: {@code attempts} is concurrent, {@code closed} atomic, the rest final.
  */
 public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver,
-        SharedLockDriver {
+        SharedLockDriver, LeaseCachingDriver {
 
     private static final AtomicInteger DRIVERS = new AtomicInteger();
 
@@ -82,6 +83,35 @@ public final class MemoryDriver implements TokenFloorDriver, EpochRecordingDrive
         MemoryAttempt attempt = new MemoryAttempt(this, key(namespace, name), owner, share);
         attempts.add(attempt);
         return attempt;
+    }
+
+    /**
+     * Tells {@code asked}, on this driver's thread, of every contender that queues for the lock, and of those
+     * queued already. The token floor is the store's counter, so lock-api reserves a kept hold's block by
+     * raising it.
+     */
+    @Override
+    public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
+        if (!(grant instanceof MemoryGrant g) || g.shared()) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.PROTOCOL,
+                    "contenders are watched for locks only, not for a share of a shared name"));
+        }
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(closedException());
+        }
+        Runnable stop = store.watchContenders(g.key(), () -> {
+            try {
+                executor.execute(asked);
+            } catch (RejectedExecutionException closing) {
+                // The driver closed: the client let go of what it kept first.
+            }
+        });
+        AtomicBoolean stopped = new AtomicBoolean();
+        return CompletableFuture.completedFuture(() -> {
+            if (stopped.compareAndSet(false, true)) {
+                stop.run();
+            }
+        });
     }
 
     @Override

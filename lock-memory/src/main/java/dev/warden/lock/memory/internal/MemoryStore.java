@@ -40,6 +40,8 @@ public final class MemoryStore implements MemoryQueue {
     private final Map<String, Long> evicted = new HashMap<>();
     /** The highest fencing epoch each namespace's clients used. */
     private final Map<String, Integer> epochs = new HashMap<>();
+    /** Per lock key, what to tell when a contender queues for it (a client keeps the lock after release). */
+    private final Map<String, List<Runnable>> contenderWatches = new HashMap<>();
 
     private MemoryStore(String name) {
         this.name = name;
@@ -94,10 +96,39 @@ public final class MemoryStore implements MemoryQueue {
     }
 
     @Override
-    public synchronized Ticket enqueue(String key, String owner, Runnable wake) {
+    public Ticket enqueue(String key, String owner, Runnable wake) {
         Ticket t = new Ticket(owner, wake);
-        locks.computeIfAbsent(key, k -> new Lock()).queue.add(t);
+        List<Runnable> asked;
+        synchronized (this) {
+            locks.computeIfAbsent(key, k -> new Lock()).queue.add(t);
+            asked = List.copyOf(contenderWatches.getOrDefault(key, List.of()));
+        }
+        asked.forEach(Runnable::run);
         return t;
+    }
+
+    /**
+     * Tells {@code asked} of every contender that queues for {@code key} from now on, and at once when one
+     * is queued already; the returned action stops it.
+     */
+    Runnable watchContenders(String key, Runnable asked) {
+        boolean queued;
+        synchronized (this) {
+            contenderWatches.computeIfAbsent(key, k -> new ArrayList<>()).add(asked);
+            Lock lock = locks.get(key);
+            queued = lock != null && !lock.queue.isEmpty();
+        }
+        if (queued) {
+            asked.run();
+        }
+        return () -> {
+            synchronized (this) {
+                List<Runnable> watches = contenderWatches.get(key);
+                if (watches != null && watches.remove(asked) && watches.isEmpty()) {
+                    contenderWatches.remove(key);
+                }
+            }
+        };
     }
 
     /**
