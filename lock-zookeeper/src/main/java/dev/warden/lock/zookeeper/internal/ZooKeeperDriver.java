@@ -5,6 +5,7 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,7 +33,9 @@ import java.util.function.Consumer;
  * {@link Nodes}', the queue algorithm {@link ZooKeeperAttempt}'s (a shared name's
  * {@link SharedAttempt}'s, whose grants are renewed and released as a lock's: through their node).
  * {@link Grants} renews, releases, admits grants and cleans up after them; {@link Lifecycle} builds,
- * connects and closes the Curator client; this class checks it is open and dispatches.
+ * connects and closes the Curator client; this class checks it is open and dispatches. With
+ * {@code warden.lock.lease-cache} a kept hold's queue is watched for contenders ({@link ContenderWatches}),
+ * and lock-api reserves each hold's block of tokens through the token floor.
  *
  * <p>With {@code lost-on=lost}, renewals fail while the connection is SUSPENDED (they neither
  * confirm nor deny), so a lease survives a blip shorter than its validity and expires otherwise. A
@@ -44,8 +48,8 @@ import java.util.function.Consumer;
  * monitor; {@code attempts} is a concurrent set (the grants are
  * {@link Grants}' concurrent map), {@code closed} is atomic, {@code sessionLost} volatile.
  */
-public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver,
-        HolderListingDriver, SharedLockDriver {
+public final class ZooKeeperDriver implements TokenFloorDriver, LeaseCachingDriver, EpochRecordingDriver,
+        HolderEvictingDriver, HolderListingDriver, SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperDriver.class);
 
@@ -174,6 +178,21 @@ public final class ZooKeeperDriver implements TokenFloorDriver, EpochRecordingDr
         checkOpen();
         String lockPath = g.path().substring(0, g.path().lastIndexOf('/'));
         return calls.bounded("reading the evicted mark of " + lockPath, QueueHead.evicted(nodes, lockPath, g.czxid()));
+    }
+
+    /**
+     * A child watch on the lock's queue, set again at each change ({@link ContenderWatches}): one read to
+     * start it, one more per change of the queue while the hold is kept. Shared names are not kept.
+     */
+    @Override
+    public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
+        checkOpen();
+        String lockPath = Paths.lockPath(namespace, name);
+        if (!(grant instanceof ZooKeeperGrant g) || !g.path().startsWith(lockPath + "/")) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.PROTOCOL, "only a hold of lock '"
+                    + name + "' itself is watched for contenders (shared names are never kept), not " + grant));
+        }
+        return ContenderWatches.start(calls, nodes, name, lockPath, Paths.nodeName(g.path()), asked);
     }
 
     /** The namespace's floor node ({@link RisingNumbers#raiseFloor}). */
