@@ -15,7 +15,8 @@ import java.util.concurrent.CompletionStage;
  * How a {@link LeaseCache} reserves a kept hold's block of {@link #BLOCK} fencing tokens, by the driver it keeps
  * leases of: a {@link TokenBlockDriver}'s grants reserve it themselves (Redis: in the granting script); over any
  * other driver, which must be a {@link TokenFloorDriver}, the block is reserved after the grant, before its first
- * re-grant, by raising the token floor to the block's last token while the server's hold is held. Stateless.
+ * re-grant, through the token floor ({@link TokenFloorDriver#reserveTokens}) while the server's hold is held.
+ * Stateless.
  */
 sealed interface TokenReservation {
 
@@ -119,7 +120,7 @@ sealed interface TokenReservation {
         @Override
         public CompletionStage<Long> reserve(Grant server) {
             long last = server.fencingToken() + BLOCK - 1;
-            return floors.raiseTokenFloor(server, last).thenApply(raised -> Boolean.TRUE.equals(raised) ? last : server.fencingToken());
+            return floors.reserveTokens(server, BLOCK).thenApply(reserved -> Boolean.TRUE.equals(reserved) ? last : server.fencingToken());
         }
 
         @Override

@@ -28,4 +28,20 @@ public interface TokenFloorDriver extends LockDriver {
      *         was changed)
      */
     CompletionStage<Boolean> raiseTokenFloor(Grant grant, long floor);
+
+    /**
+     * Reserves the {@code count - 1} tokens above {@code grant}'s own for it (lease caching lends them to the
+     * client's later acquisitions): while {@code grant} still holds its lock, makes every later grant of that
+     * lock get a token above {@code grant.fencingToken() + count - 1}. By default the floor is raised to that
+     * token. A backend whose tokens are a namespace floor plus a shared counter (etcd, ZooKeeper) overrides it
+     * to raise the floor to the grant's own floor plus {@code count - 1}: a later grant's counter is above the
+     * grant's, so that is enough, and the floor then grows by at most {@code count - 1} per reservation, not by
+     * the counter each time. Completes within the request timeout.
+     *
+     * @return true when the tokens are reserved; false when the lock was no longer this grant's (nothing was
+     *         changed)
+     */
+    default CompletionStage<Boolean> reserveTokens(Grant grant, int count) {
+        return raiseTokenFloor(grant, grant.fencingToken() + count - 1);
+    }
 }

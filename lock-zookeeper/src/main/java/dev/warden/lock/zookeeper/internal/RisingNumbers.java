@@ -30,6 +30,14 @@ final class RisingNumbers {
         return raiseFloor(g, Paths.floorPath(g.path().substring(0, g.path().lastIndexOf('/'))), floor, TRIES);
     }
 
+    /**
+     * Raises the namespace's floor itself to at least {@code value} while {@code g} holds (every later grant's
+     * token is then above {@code value} plus its czxid); false when {@code g} is no longer held.
+     */
+    CompletableFuture<Boolean> raiseFloorValue(ZooKeeperGrant g, long value) {
+        return raiseFloor(g, Paths.floorPath(g.path().substring(0, g.path().lastIndexOf('/'))), value, TRIES);
+    }
+
     private CompletableFuture<Boolean> raiseFloor(ZooKeeperGrant g, String floorPath, long floor, int tries) {
         return nodes.floorNode(floorPath).thenCompose(read -> read.value() >= floor ? CompletableFuture.completedFuture(true)
                 : nodes.writeFloor(g.path(), g.version(), floorPath, read, floor).thenCompose(written -> written

@@ -203,6 +203,18 @@ public final class ZooKeeperDriver implements TokenFloorDriver, LeaseCachingDriv
         return calls.bounded("raising the token floor for " + g.path(), numbers.raiseFloor(g, floor));
     }
 
+    /**
+     * Moves the namespace's floor to the grant's own floor plus {@code count - 1}: every later grant of the lock
+     * was queued after it, so its czxid is above the grant's and its token above the reserved ones. (Raising
+     * the floor to the last reserved token would add a czxid, billions in an ensemble, at every reservation.)
+     */
+    @Override
+    public CompletionStage<Boolean> reserveTokens(Grant grant, int count) {
+        ZooKeeperGrant g = ZooKeeperGrant.of(grant);
+        checkOpen();
+        return calls.bounded("reserving fencing tokens for " + g.path(), numbers.raiseFloorValue(g, g.floor() + count - 1));
+    }
+
     /** The namespace's epoch node ({@link RisingNumbers#recordEpoch}). */
     @Override
     public CompletionStage<Integer> recordEpoch(int epoch) {

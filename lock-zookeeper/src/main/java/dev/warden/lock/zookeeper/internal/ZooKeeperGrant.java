@@ -64,6 +64,11 @@ final class ZooKeeperGrant implements Grant {
         return czxid;
     }
 
+    /** The namespace's token floor the grant read. */
+    long floor() {
+        return floor;
+    }
+
     int version() {
         return version;
     }

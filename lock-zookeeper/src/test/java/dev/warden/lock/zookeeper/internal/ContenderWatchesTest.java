@@ -147,6 +147,20 @@ class ContenderWatchesTest {
         get(holder.release(shared));
     }
 
+    @Test
+    @DisplayName("a reservation moves the namespace's floor by the block, not by the czxid; the next grant is above the block")
+    void reservationMovesTheFloorByTheBlock() throws Exception {
+        Grant kept = grant(holder, "reserved");
+        assertThat(get(holder.reserveTokens(kept, 1000))).isTrue();
+        assertThat(get(holder.release(kept))).isTrue();
+        Grant next = grant(other, "reserved");
+        assertThat(next.fencingToken()).isGreaterThan(kept.fencingToken() + 999);
+        assertThat(ZooKeeperGrant.of(next).floor()).isEqualTo(ZooKeeperGrant.of(kept).floor() + 999);
+        assertThat(get(holder.reserveTokens(kept, 5000))).as("a grant that is gone moves the floor no further").isFalse();
+        assertThat(ZooKeeperGrant.of(grant(holder, "after")).floor()).isEqualTo(ZooKeeperGrant.of(kept).floor() + 999);
+        get(other.release(next));
+    }
+
     private Grant grant(ZooKeeperDriver driver, String name) throws Exception {
         return get(driver.attempt(name, "owner").poll(TTL)).orElseThrow(() -> new AssertionError(name + " not granted"));
     }
