@@ -43,10 +43,11 @@ public final class LockSettings {
             "the longest any lease of the client is held (per lock: `withMaxHoldTime`)"));
 
     public static final Setting<Duration> LEASE_CACHE = atMostAYear(Setting.duration("warden.lock.lease-cache",
-            Duration.ZERO, "lease caching (`redis` only): how long a released lock stays held on the server for this"
+            Duration.ZERO, "lease caching: how long a released lock stays held on the server for this"
                     + " client's next acquisition of it, which then takes it without a round trip and with a new, higher"
                     + " fencing token; a contender of another client ends it at once. A kept lock is lent again only within a third"
-                    + " of the TTL of its last renewal. `0s` (the default) releases at once"))
+                    + " of the TTL of its last renewal. Redis reserves the lent tokens with each grant; etcd, ZooKeeper, jdbc and"
+                    + " memory at the first release of each grant (one more round trip). `0s` (the default) releases at once"))
             .check(d -> !d.isNegative(), d -> "must not be negative, was " + d);
 
     public static final Setting<Integer> FENCING_EPOCH = Setting.whole("warden.lock.fencing-epoch", 0, 0,
