@@ -43,6 +43,14 @@ import java.util.List;
  *   <li><b>Renewal</b>: a keep-alive of the session's lease and a read of the holder's key, which
  *       must still exist with the granted create revision. <b>Release</b>: a transaction that
  *       deletes the key only if its create revision is still the granted one.</li>
+ *   <li><b>Leases kept</b> ({@code warden.lock.lease-cache}): a kept hold watches its queue prefix from
+ *       the revision after its key was created (one watch stream, and one read when anything was written
+ *       between the grant and the watch), so an entry queued behind it, before or after the watch started,
+ *       ends it; a compacted start revision, or a watch that ended, lets the hold go. lock-api reserves the
+ *       hold's block of tokens at its first release by raising the namespace's token floor (a read and a
+ *       transaction per server grant), so a holder read may then show a token above a holder's own. A
+ *       grant that may be kept counts from a keep-alive sent with its poll once the session's last is older
+ *       than a sixth of the TTL, so it stays fresh (kept) long enough.</li>
  *   <li><b>Deadlines</b>: every call but a watch is bounded by {@code warden.lock.request-timeout};
  *       reads are linearizable, so a partitioned member answers with an error or not at all, never
  *       with stale data that grants a lock.</li>

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * again, so it can never pass its place (or its token) on. Later polls read our entry and the
  * newest entry created before it. No entry ahead means we hold the lock; its TTL counts from the
  * session's last confirmed keep-alive (the session keeps the lease alive, so a poll sends no
- * keep-alive of its own). Otherwise {@link #changed()} watches the entry ahead from the revision
+ * keep-alive of its own, but for a grant the client may keep: see {@link #confirming}). Otherwise {@link #changed()} watches the entry ahead from the revision
  * after our read, so its deletion cannot be missed, and completes when it goes.
  *
  * <p>Creation is guarded by a marker key unique to the attempt: an entry whose creation was never
@@ -52,9 +52,16 @@ import java.util.concurrent.TimeUnit;
 final class EtcdAttempt extends QueuedAttempt<EtcdAttempt.Entry> {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdAttempt.class);
+    /** A kept grant's poll sends a keep-alive once the session's last is older than the TTL divided by this. */
+    static final int CONFIRM_KEPT_AFTER = 6;
 
     private final String floorKey;
     private final ByteString floorBytes;
+    /**
+     * For a grant the client may keep ({@code warden.lock.lease-cache}): the age of the session's last
+     * confirmation beyond which a poll sends a keep-alive with it ({@link #confirming}); 0 for any other.
+     */
+    private final long confirmAfterNanos;
 
     private String ahead;
     private long aheadRevision;
@@ -63,10 +70,30 @@ final class EtcdAttempt extends QueuedAttempt<EtcdAttempt.Entry> {
     private CompletableFuture<Void> waiting;
     private ScheduledFuture<?> fallback;
 
-    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String floor, String value) {
+    EtcdAttempt(EtcdDriver driver, String prefix, String marker, String floor, String value, boolean kept) {
         super(driver, Kind.LOCK, prefix, marker, Requests.bytes(value), log);
         this.floorKey = floor;
         this.floorBytes = Requests.bytes(floor);
+        this.confirmAfterNanos = kept ? driver.config().ttl().toNanos() / CONFIRM_KEPT_AFTER : 0;
+    }
+
+    /**
+     * A grant the client may keep is kept only while fresh: less than a third of the TTL since the lease was
+     * last confirmed. Counted from the session's last keep-alive (every third of the TTL) it would often be
+     * nearly stale at once, so such a poll sends a keep-alive with it once the last is older than a sixth of
+     * the TTL: its grant stays fresh at least a sixth of the TTL, at no more than six keep-alives per TTL.
+     */
+    @Override
+    CompletableFuture<Void> confirming(Session s) {
+        if (confirmAfterNanos == 0 || System.nanoTime() - s.confirmedSentAt() < confirmAfterNanos) {
+            return CONFIRMED;
+        }
+        return s.keepAliveOnce().handle((v, error) -> {
+            if (error != null) {
+                log.debug("a keep-alive sent with a poll of {} failed; its grant counts from the last one", prefix, error);
+            }
+            return null;
+        });
     }
 
     /** The queue entry of {@code session} under {@code prefix}. */

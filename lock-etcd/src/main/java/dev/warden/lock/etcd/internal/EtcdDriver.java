@@ -6,6 +6,7 @@ import dev.warden.lock.spi.EpochRecordingDriver;
 import dev.warden.lock.spi.Grant;
 import dev.warden.lock.spi.HolderEvictingDriver;
 import dev.warden.lock.spi.HolderListingDriver;
+import dev.warden.lock.spi.LeaseCachingDriver;
 import dev.warden.lock.spi.LockAttempt;
 import dev.warden.lock.spi.LockConfig;
 import dev.warden.lock.spi.Share;
@@ -33,14 +34,14 @@ import java.util.function.Consumer;
  * The etcd driver: one gRPC channel ({@link Calls}), one session (lease) at a time, and the queue
  * algorithm of {@link EtcdAttempt}; shared names (semaphores, read-write locks) are {@link SharedLocks}'s,
  * dispatched to by the grant's class. The threads, the channel and the session, from open to close,
- * are {@link Lifecycle}'s; this class renews and releases grants and dispatches the rest. See
- * {@code EtcdLockProvider} for the model.
+ * are {@link Lifecycle}'s; this class renews and releases grants and dispatches the rest (a kept
+ * lock's contender watch is {@link ContenderWatches}'s). See {@code EtcdLockProvider} for the model.
  *
  * <p>Concurrency: every field is final; the session's state and {@code closed} are guarded in
  * {@link Lifecycle}; the attempt counter is atomic, the channel thread-safe.
  */
-public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver, HolderEvictingDriver, HolderListingDriver,
-        SharedLockDriver {
+public final class EtcdDriver implements TokenFloorDriver, LeaseCachingDriver, EpochRecordingDriver, HolderEvictingDriver,
+        HolderListingDriver, SharedLockDriver {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdDriver.class);
     /** Combined write transactions on their way at once; more wait and go together ({@link TxnCombiner}). */
@@ -141,12 +142,22 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
 
     @Override
     public LockAttempt attempt(String name, String owner) {
+        return attempt(name, owner, false);
+    }
+
+    /** As {@link #attempt}, for a grant the client may keep: it counts from a keep-alive sent with its poll if need be. */
+    @Override
+    public LockAttempt attemptKept(String name, String owner) {
+        return attempt(name, owner, true);
+    }
+
+    private LockAttempt attempt(String name, String owner, boolean kept) {
         if (isClosed()) {
             throw new LockException(LockException.Reason.CLOSED, "the etcd driver is closed");
         }
         String unique = unique();
         return new EtcdAttempt(this, Keys.queuePrefix(config.namespace(), name),
-                Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner + " " + unique);
+                Keys.marker(config.namespace(), unique), Keys.floor(config.namespace()), owner + " " + unique, kept);
     }
 
     /** An attempt at a share of the shared name {@code name}, in its own queue ({@link SharedLocks}). */
@@ -237,6 +248,19 @@ public final class EtcdDriver implements TokenFloorDriver, EpochRecordingDriver,
     @Override
     public CompletionStage<Integer> recordEpoch(int epoch) {
         return EpochRecord.record(calls, Keys.epoch(config.namespace()), epoch);
+    }
+
+    /**
+     * Lease caching ({@code warden.lock.lease-cache}): one watch of the lock's queue from the grant on, which
+     * reports every entry queued behind the holder ({@link ContenderWatches}). lock-api reserves the kept hold's
+     * tokens through {@link #raiseTokenFloor}.
+     */
+    @Override
+    public CompletionStage<ContenderWatch> watchContenders(String name, Grant grant, Runnable asked) {
+        if (isClosed()) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.CLOSED, "the etcd driver is closed"));
+        }
+        return ContenderWatches.start(this, name, grant, asked);
     }
 
     /** Deletes the key only while its create revision is the granted one; a stale retry deletes nothing. */

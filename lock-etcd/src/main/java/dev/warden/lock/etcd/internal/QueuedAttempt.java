@@ -39,6 +39,9 @@ abstract class QueuedAttempt<R> implements LockAttempt {
     /** Leftovers removed before giving up on creating the entry. */
     private static final int LEFTOVERS = 3;
 
+    /** No keep-alive sent with a poll ({@link #confirming}). */
+    static final CompletableFuture<Void> CONFIRMED = CompletableFuture.completedFuture(null);
+
     private enum Created { NO, UNKNOWN, YES }
 
     /** What a create does when the server no longer knows its session's lease. */
@@ -122,6 +125,15 @@ abstract class QueuedAttempt<R> implements LockAttempt {
     /** Holding {@code this}, as the attempt is abandoned: takes the wait's state. */
     abstract Stopping stopping();
 
+    /**
+     * A keep-alive of {@code s} sent as a poll starts, which the poll's grant waits for, so that it counts
+     * from then rather than from the session's last keep-alive; none by default. Never fails: a keep-alive
+     * that finds the lease gone has lost the session, which the grant then checks.
+     */
+    CompletableFuture<Void> confirming(Session s) {
+        return CONFIRMED;
+    }
+
     @Override
     public final CompletionStage<Optional<Grant>> poll(Duration ttl) {
         R known;
@@ -135,7 +147,7 @@ abstract class QueuedAttempt<R> implements LockAttempt {
         }
         if (known != null) {
             // As after a read: decide() still asks that the session be alive.
-            return decide(s, CompletableFuture.completedFuture(known));
+            return decide(s, CompletableFuture.completedFuture(known), CONFIRMED);
         }
         return recheck();
     }
@@ -157,6 +169,7 @@ abstract class QueuedAttempt<R> implements LockAttempt {
             keyBytes = kb;
             created = Created.UNKNOWN;
         }
+        CompletableFuture<Void> confirmed = confirming(s);
         CompletableFuture<TxnResponse> txn = driver.writes().txn("queueing for " + prefix, createRequest(kb, s));
         CompletableFuture<Optional<Grant>> decided = txn.thenCompose(r -> {
             if (r.getSucceeded()) {
@@ -169,7 +182,7 @@ abstract class QueuedAttempt<R> implements LockAttempt {
                     created = Created.YES;
                     createRevision = mine;
                 }
-                return decide(s, ahead(r, mine, true));
+                return decide(s, ahead(r, mine, true), confirmed);
             }
             synchronized (this) {
                 // A compare failed: the transaction wrote nothing.
@@ -223,6 +236,7 @@ abstract class QueuedAttempt<R> implements LockAttempt {
         if (!s.isAlive()) {
             return CompletableFuture.failedFuture(entryLost("its etcd lease was lost"));
         }
+        CompletableFuture<Void> confirmed = confirming(s);
         CompletableFuture<TxnResponse> txn = driver.calls().unary(kind.reading() + prefix, KVGrpc.getTxnMethod(),
                 recheckRequest(kb, mine));
         CompletableFuture<R> read = txn.thenCompose(r -> {
@@ -236,16 +250,17 @@ abstract class QueuedAttempt<R> implements LockAttempt {
             }
             return ahead(r, mine, false);
         });
-        return decide(s, read);
+        return decide(s, read, confirmed);
     }
 
     /**
      * Granted when what is ahead lets the entry in and the session is alive. The read proved our
      * entry, so our lease, existed when it was served; the server keeps that lease for at least one
-     * TTL from the send time of the session's last confirmed keep-alive, which the grant carries.
+     * TTL from the send time of the session's last confirmed keep-alive, which the grant carries (the
+     * one sent {@code alongside} the poll, if any, once answered).
      */
-    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<R> read) {
-        return read.thenApply(found -> {
+    private CompletableFuture<Optional<Grant>> decide(Session s, CompletableFuture<R> read, CompletableFuture<Void> alongside) {
+        return read.thenCombine(alongside, (found, v) -> found).thenApply(found -> {
             Granting granting;
             String k;
             long rev;
