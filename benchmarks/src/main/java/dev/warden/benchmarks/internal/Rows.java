@@ -100,10 +100,22 @@ public final class Rows {
             rows.add(() -> new WardenLock("warden redis, leases kept", kept, contention));
         }
         rows.add(() -> new WardenLock("warden redis", s.lock("redis", "bench"), LockContention.CONTENDED_CLIENT_PER_THREAD));
+        // The same on etcd and ZooKeeper, whose kept holds reserve their tokens at the first release.
+        for (String backend : List.of("etcd", "zookeeper")) {
+            Map<String, Object> keptHere = new LinkedHashMap<>(s.lock(backend, "bench-kept"));
+            keptHere.put("warden.lock.lease-cache", "1s");
+            for (LockContention contention : LockContention.values()) {
+                rows.add(() -> new WardenLock("warden " + backend + ", leases kept", keptHere, contention));
+            }
+            rows.add(() -> new WardenLock("warden " + backend, s.lock(backend, "bench"), LockContention.CONTENDED_CLIENT_PER_THREAD));
+        }
         // PostgreSQL: Warden's jdbc backend beside ShedLock's and Spring Integration's JDBC locks, also with a
         // client per thread, where the contenders meet only in the database (as separate processes would).
+        Map<String, Object> jdbcKept = new LinkedHashMap<>(s.jdbcLock("bench-kept"));
+        jdbcKept.put("warden.lock.lease-cache", "1s");
         for (LockContention contention : LockContention.values()) {
             rows.add(() -> new WardenLock("warden jdbc", s.jdbcLock("bench"), contention));
+            rows.add(() -> new WardenLock("warden jdbc, leases kept", jdbcKept, contention));
             rows.add(() -> new ShedLockJdbc(s.postgres().jdbcUrl(), contention));
             rows.add(() -> new SpringJdbcLockRegistry(s.postgres().jdbcUrl(), contention));
         }

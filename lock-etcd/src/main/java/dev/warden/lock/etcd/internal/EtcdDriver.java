@@ -245,6 +245,20 @@ public final class EtcdDriver implements TokenFloorDriver, LeaseCachingDriver, E
         return TokenFloor.raise(calls, (EtcdGrant) grant, floor);
     }
 
+    /**
+     * Moves the namespace's floor to the grant's own floor plus {@code count - 1}: every later grant of the lock
+     * was queued after it, so its create revision is above the grant's and its token above the reserved ones.
+     * (Raising the floor to the last reserved token would add a revision to the floor at every reservation.)
+     */
+    @Override
+    public CompletionStage<Boolean> reserveTokens(Grant grant, int count) {
+        if (!(grant instanceof EtcdGrant g)) {
+            return CompletableFuture.failedFuture(new LockException(LockException.Reason.PROTOCOL,
+                    "tokens are reserved for locks only, not for a share of a shared name"));
+        }
+        return TokenFloor.raiseValue(calls, g, g.floor() + count - 1);
+    }
+
     @Override
     public CompletionStage<Integer> recordEpoch(int epoch) {
         return EpochRecord.record(calls, Keys.epoch(config.namespace()), epoch);

@@ -28,6 +28,14 @@ final class TokenFloor {
         return raise(calls, g, floor, TRIES);
     }
 
+    /**
+     * Raises the floor itself to at least {@code value} while {@code g} holds (every later grant's token is then
+     * above {@code value} plus its create revision); false when the grant is gone.
+     */
+    static CompletableFuture<Boolean> raiseValue(Calls calls, EtcdGrant g, long value) {
+        return raise(calls, g, value, TRIES);
+    }
+
     private static CompletableFuture<Boolean> raise(Calls calls, EtcdGrant g, long floor, int tries) {
         ByteString floorKey = Requests.bytes(g.floorKey());
         return calls.unary("a read of the token floor " + g.floorKey(), KVGrpc.getRangeMethod(), Requests.get(floorKey))

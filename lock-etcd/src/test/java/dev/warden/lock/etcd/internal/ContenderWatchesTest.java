@@ -106,6 +106,22 @@ class ContenderWatchesTest {
     }
 
     @Test
+    @DisplayName("a reservation moves the namespace's floor by the block, not by the revision; the next grant is above the block")
+    void reservationMovesTheFloorByTheBlock() throws Exception {
+        EtcdDriver holder = driver();
+        EtcdDriver other = driver();
+        EtcdGrant kept = (EtcdGrant) grant(holder, "reserved");
+        assertThat(await(holder.reserveTokens(kept, 1000))).isTrue();
+        assertThat(await(holder.release(kept))).isTrue();
+        EtcdGrant next = (EtcdGrant) grant(other, "reserved");
+        assertThat(next.fencingToken()).isGreaterThan(kept.fencingToken() + 999);
+        assertThat(next.floor()).isEqualTo(kept.floor() + 999);
+        assertThat(await(holder.reserveTokens(kept, 5000))).as("a grant that is gone moves the floor no further").isFalse();
+        assertThat(((EtcdGrant) grant(holder, "after")).floor()).isEqualTo(kept.floor() + 999);
+        await(other.release(next));
+    }
+
+    @Test
     @DisplayName("a contender queued before the watch started is reported by the time the watch is in place, at the cost of one read")
     void queuedBeforeTheWatch() throws Exception {
         EtcdDriver holder = driver();
