@@ -40,7 +40,8 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Concurrency: {@code entries}, {@code contenders}, {@code closed} and every {@link KeptHold}'s fields are
  * guarded by {@code this}; no call to the driver or the timekeeper is made while holding it, except arming
- * or cancelling a timer, which does not block.
+ * or cancelling a timer and reading how many tokens a grant reserved ({@link TokenReservation#reservedByGrant}),
+ * neither of which blocks.
  */
 final class LeaseCache implements HandOffDriver {
 
@@ -169,20 +170,23 @@ final class LeaseCache implements HandOffDriver {
             return driver.release(grant);
         }
         KeptHold e = lent.entry();
+        boolean waits;
         synchronized (this) {
             if (e.lent != lent) {
                 return CompletableFuture.completedFuture(false);
             }
-            if (!waitsToKeep(e)) {
-                return park(e, lent);
-            }
+            waits = waitsToKeep(e);
         }
-        return ready(e, lent).thenCompose(v -> park(e, lent));
+        // park may call the driver: never with the monitor held.
+        return waits ? ready(e, lent).thenCompose(v -> park(e, lent)) : park(e, lent);
     }
 
-    /** Called with the monitor held: the hold could be kept once its watch is in place and its block reserved. */
-    private static boolean waitsToKeep(KeptHold e) {
-        return keepable(e) && ((e.watch.watch == null && !e.watch.ended) || e.unreserved);
+    /**
+     * Called with the monitor held: the hold could be kept once its watch is in place and its block reserved
+     * (never once a contender asked or the cache is closing: then nothing is worth waiting for).
+     */
+    private boolean waitsToKeep(KeptHold e) {
+        return !closed && !e.revoked && keepable(e) && ((e.watch.watch == null && !e.watch.ended) || e.unreserved);
     }
 
     /**
@@ -301,6 +305,10 @@ final class LeaseCache implements HandOffDriver {
 
     /** The block cannot lend: the server hands on (a hand-off driver) or only releases; {@code e} is out of the cache. */
     private CompletionStage<HandOff> handOnByServer(KeptHold e, String owner, Duration ttl) {
+        if (!tokens.handsOn()) {
+            // Only a release: its own delete must not read as a contender's on the watch.
+            closeWatch(e);
+        }
         long sentAt = time.nanoTime();
         return tokens.handOn(e.server, owner, ttl).whenComplete((handOff, error) -> {
             if (!(handOff instanceof HandOff.To)) {

@@ -64,6 +64,9 @@ sealed interface TokenReservation {
      */
     CompletionStage<HandOff> handOn(Grant server, String owner, Duration ttl);
 
+    /** Whether {@link #handOn} can grant the waiter in the same step (the name stays the client's, with its watch). */
+    boolean handsOn();
+
     /** A release as a hand-off that handed nothing on: {@code ReleasedOnly}, or {@code NotOwner} when it removed nothing. */
     static CompletionStage<HandOff> releasedOnly(CompletionStage<Boolean> release) {
         return release.thenApply(removed -> Boolean.TRUE.equals(removed) ? HandOff.releasedOnly() : HandOff.notOwner());
@@ -96,6 +99,11 @@ sealed interface TokenReservation {
         public CompletionStage<HandOff> handOn(Grant server, String owner, Duration ttl) {
             return driver.handOffReserving(server, owner, ttl, BLOCK);
         }
+
+        @Override
+        public boolean handsOn() {
+            return true;
+        }
     }
 
     /** Blocks reserved by raising the token floor before the first re-grant. */
@@ -126,6 +134,11 @@ sealed interface TokenReservation {
         @Override
         public CompletionStage<HandOff> handOn(Grant server, String owner, Duration ttl) {
             return releasedOnly(driver.release(server));
+        }
+
+        @Override
+        public boolean handsOn() {
+            return false;
         }
     }
 }

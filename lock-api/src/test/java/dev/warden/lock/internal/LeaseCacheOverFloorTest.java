@@ -129,6 +129,27 @@ class LeaseCacheOverFloorTest {
         assertThat(driver.raises).isEqualTo(1);
     }
 
+    @Test
+    @DisplayName("a contender that asks while the block is being reserved, or a close then, keeps nothing")
+    void askedOrClosedWhileReserving() {
+        driver.raiseAnswer = new CompletableFuture<>();
+        CompletableFuture<ReleaseOutcome> released = client.lock("a").acquire().releaseAsync().toCompletableFuture();
+        assertThat(released).isNotDone();
+        driver.contenders.get("a").run();
+        driver.raiseAnswer.complete(true);
+        assertThat(released).isCompletedWithValue(ReleaseOutcome.RELEASED);
+        assertThat(driver.released).as("released on the server, not kept").hasSize(1);
+
+        clock.advance(LINGER);
+        driver.raiseAnswer = new CompletableFuture<>();
+        CompletableFuture<ReleaseOutcome> second = client.lock("b").acquire().releaseAsync().toCompletableFuture();
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(client::close);
+        driver.raiseAnswer.complete(true);
+        closed.join();
+        assertThat(second).isCompletedWithValue(ReleaseOutcome.RELEASED);
+        assertThat(driver.released).as("the second hold released by the close").hasSize(2);
+    }
+
     /** Grants every poll with the next counter value above the floor; raises the floor when asked; no hand-off. */
     private static final class FloorDriver implements LeaseCachingDriver, TokenFloorDriver {
 
@@ -184,7 +205,13 @@ class LeaseCacheOverFloorTest {
             if (contenderWaiting) {
                 asked.run();
             }
-            return CompletableFuture.completedFuture(() -> watchesOpen--);
+            boolean[] closed = new boolean[1];
+            return CompletableFuture.completedFuture(() -> {
+                if (!closed[0]) {
+                    closed[0] = true;
+                    watchesOpen--;
+                }
+            });
         }
 
         @Override

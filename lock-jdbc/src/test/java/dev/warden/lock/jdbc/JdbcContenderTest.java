@@ -11,12 +11,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +76,8 @@ class JdbcContenderTest {
                 // Notifications arrive in commit order: had the first refusal notified, it would come first.
                 List<PGNotification> received = receive(listener, 1);
                 assertThat(received).hasSize(1);
-                assertThat(received.get(0).getParameter()).isNotEmpty();
+                assertThat(received.get(0).getParameter()).as("the watched lock's wake-up key")
+                        .isEqualTo(wakeUpKey((String) plain.get("warden.lock.namespace"), "watched"));
                 assertThat(watched.isValid()).isTrue();
                 assertThat(unwatched.isValid()).isTrue();
             }
@@ -139,6 +143,12 @@ class JdbcContenderTest {
             all.addAll(List.of(more));
         }
         return all;
+    }
+
+    /** The payload the driver notifies for a lock: a hash of its namespace and name, as the release's. */
+    private static String wakeUpKey(String namespace, String name) throws Exception {
+        byte[] h = MessageDigest.getInstance("SHA-256").digest((namespace + '\n' + name).getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(h).substring(0, 22);
     }
 
     private static Connection connect(String database) throws SQLException {

@@ -34,7 +34,7 @@ abstract class LeaseCacheClauses {
     }
 
     @Test
-    @DisplayName("a released lock is taken again, with a higher token, and nobody else finds it free meanwhile")
+    @DisplayName("a released lock is kept on the server and taken again at once, with a higher token")
     void takenAgain() {
         String name = kit.newName();
         LockClient keeper = keeping();

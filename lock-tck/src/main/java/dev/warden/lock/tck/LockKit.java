@@ -156,6 +156,16 @@ public abstract class LockKit {
     }
 
     /**
+     * With leases kept: whether the first release of each server grant asks the server, as a backend whose
+     * grants reserve no tokens does (the client reserves its block then, through the token floor), so a grant
+     * lost behind the client's back reads {@code LOST} there and is not kept. False, the default, for a backend
+     * whose grants reserve their own block (Redis), whose kept hold learns of such a loss at its next renewal.
+     */
+    protected boolean keptReleaseAsksServer() {
+        return false;
+    }
+
+    /**
      * Whether nothing of {@code name} is left on the server: at once when leases are not kept, else once the
      * kept hold has been let go (within {@link #keptFor()}, at most a third of the TTL, and the slack).
      */

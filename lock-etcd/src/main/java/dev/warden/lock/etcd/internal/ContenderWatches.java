@@ -19,9 +19,11 @@ import java.util.concurrent.ScheduledFuture;
 
 /**
  * The watch on a kept lock's contenders ({@code warden.lock.lease-cache}): one watch stream of the lock's
- * queue prefix, from the revision after the grant's entry was created, without deletions ({@code NODELETE}).
+ * queue prefix, from the revision after the grant's entry was created.
  * Every entry created behind the holder is a contender: a put event of version 1 (its create revision is its
- * mod revision) whose key is not the holder's own; a re-put or a deletion is not one. As the watch starts from
+ * mod revision) whose key is not the holder's own; a re-put or another entry's deletion is not one. The
+ * holder's own key deleted (the cache closes the watch before it deletes, so behind its back: an eviction, a
+ * lost lease) is reported too: another client may hold the lock already. As the watch starts from
  * the grant, the entries queued between the grant and the watch are replayed; when other writes came meanwhile
  * etcd replays them on its slower catch-up path (a pass every 100 ms), so the watch's confirmation then reads
  * once which entries were created since the grant, and the stage completes only after that read: once it has,
@@ -91,8 +93,7 @@ final class ContenderWatches implements ContenderWatch {
 
     private void open(Session s) {
         WatchRequest create = WatchRequest.newBuilder().setCreateRequest(WatchCreateRequest.newBuilder()
-                .setKey(prefixBytes).setRangeEnd(prefixEnd).setStartRevision(from)
-                .addFilters(WatchCreateRequest.FilterType.NODELETE)).build();
+                .setKey(prefixBytes).setRangeEnd(prefixEnd).setStartRevision(from)).build();
         long limit = driver.config().requestTimeout().toNanos();
         synchronized (this) {
             timer = calls.schedule(this::timedOut, limit);
@@ -143,7 +144,8 @@ final class ContenderWatches implements ContenderWatch {
             confirmed(response.getHeader().getRevision());
         }
         for (Event event : response.getEventsList()) {
-            if (contender(event.getType() == Event.EventType.PUT, event.getKv())) {
+            if (contender(event.getType() == Event.EventType.PUT, event.getKv())
+                    || (event.getType() == Event.EventType.DELETE && event.getKv().getKey().equals(ownKey))) {
                 // One report per answer is enough: each says the same.
                 ask();
                 return;

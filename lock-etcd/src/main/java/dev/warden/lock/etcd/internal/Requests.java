@@ -88,6 +88,18 @@ final class Requests {
      * {@code floorModRevision}, 0 when absent), so a floor raised meanwhile by another holder is never
      * lowered. On failure reads {@code key}: gone means the grant is.
      */
+    /**
+     * Reads the token floor {@code floor} while {@code key} has create revision {@code createRevision}: a failed
+     * compare (nothing read) means the grant is gone. A floor read so is one a holder saw while still holding.
+     */
+    static TxnRequest guardedFloorRead(ByteString key, long createRevision, ByteString floor) {
+        return TxnRequest.newBuilder()
+                .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.CREATE)
+                        .setResult(Compare.CompareResult.EQUAL).setCreateRevision(createRevision))
+                .addSuccess(RequestOp.newBuilder().setRequestRange(RangeRequest.newBuilder().setKey(floor)))
+                .build();
+    }
+
     static TxnRequest raiseFloor(ByteString key, long createRevision, ByteString floor, long floorModRevision, long value) {
         return TxnRequest.newBuilder()
                 .addCompare(Compare.newBuilder().setKey(key).setTarget(Compare.CompareTarget.CREATE)

@@ -3,6 +3,7 @@ package dev.warden.lock.etcd.internal;
 import com.google.protobuf.ByteString;
 import dev.warden.lock.LockException;
 import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.RangeResponse;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -36,10 +37,20 @@ final class TokenFloor {
         return raise(calls, g, value, TRIES);
     }
 
+    /**
+     * The floor is read guarded by the holder's key, so "already high enough" is only answered while the grant
+     * still holds: a floor high enough for a grant that is gone reserves nothing (another client may hold the
+     * lock with a token the raise was to stay below).
+     */
     private static CompletableFuture<Boolean> raise(Calls calls, EtcdGrant g, long floor, int tries) {
         ByteString floorKey = Requests.bytes(g.floorKey());
-        return calls.unary("a read of the token floor " + g.floorKey(), KVGrpc.getRangeMethod(), Requests.get(floorKey))
-                .thenCompose(read -> {
+        return calls.unary("a read of the token floor " + g.floorKey(), KVGrpc.getTxnMethod(),
+                        Requests.guardedFloorRead(Requests.bytes(g.key()), g.createRevision(), floorKey))
+                .thenCompose(guarded -> {
+                    if (!guarded.getSucceeded()) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    RangeResponse read = guarded.getResponses(0).getResponseRange();
                     if (Requests.floor(read) >= floor) {
                         return CompletableFuture.completedFuture(true);
                     }

@@ -116,6 +116,7 @@ class ContenderWatchesTest {
         EtcdGrant next = (EtcdGrant) grant(other, "reserved");
         assertThat(next.fencingToken()).isGreaterThan(kept.fencingToken() + 999);
         assertThat(next.floor()).isEqualTo(kept.floor() + 999);
+        assertThat(await(holder.reserveTokens(kept, 1000))).as("a grant that is gone reserves nothing, floor high enough or not").isFalse();
         assertThat(await(holder.reserveTokens(kept, 5000))).as("a grant that is gone moves the floor no further").isFalse();
         assertThat(((EtcdGrant) grant(holder, "after")).floor()).isEqualTo(kept.floor() + 999);
         await(other.release(next));

@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +40,9 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
         SharedLockDriver, LeaseCachingDriver {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcDriver.class);
+
+    /** PostgreSQL's SQLState for a lock not obtained within {@code lock_timeout}. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     /** Rows per page of an operator's listing. */
     private static final int PAGE = 500;
@@ -83,6 +87,28 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
         return new JdbcDriver(config.namespace(), calls, notifications, watchable);
     }
 
+    /**
+     * Adds the column {@code watched} to a lock table an earlier version made. The {@code ALTER} needs the
+     * table's exclusive lock, and every lock statement would queue behind it while it waits: it waits 2 s at
+     * most, and when that is not enough the client opens without it (nothing is kept; said once at the first
+     * kept lock), to try again at the next client's start.
+     */
+    private static void addWatchedColumn(Connection c, Statement s) throws SQLException {
+        Savepoint before = c.setSavepoint();
+        try {
+            s.execute("SET LOCAL lock_timeout = '2s'");
+            s.execute(Statements.ADD_WATCHED_COLUMN);
+            c.releaseSavepoint(before);
+        } catch (SQLException e) {
+            if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                throw e;
+            }
+            c.rollback(before);
+            log.warn("could not add the column 'watched' to warden_lock within 2 s (the table is busy); locks work,"
+                    + " and none is kept after release (warden.lock.lease-cache) until a client adds it");
+        }
+    }
+
     /** Whether the lock table lacks the column {@code watched} (created before lease caching, by someone else). */
     private static boolean watchedColumnMissing(Calls calls, Duration within) {
         try {
@@ -116,7 +142,7 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
                     noWatched = r.next() && r.getBoolean(1);
                 }
                 if (noWatched) {
-                    s.execute(Statements.ADD_WATCHED_COLUMN);
+                    addWatchedColumn(c, s);
                 }
                 boolean missing;
                 try (ResultSet r = s.executeQuery(Statements.SHARE_POLL_FUNCTION_MISSING)) {

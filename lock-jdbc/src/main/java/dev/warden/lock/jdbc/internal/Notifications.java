@@ -2,6 +2,8 @@ package dev.warden.lock.jdbc.internal;
 
 import dev.warden.lock.spi.LeaseCachingDriver.ContenderWatch;
 import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.postgresql.PGNotification;
 
 import java.nio.charset.StandardCharsets;
@@ -35,6 +37,8 @@ import java.util.concurrent.TimeoutException;
  * listener thread reads the connection's notifications.
  */
 final class Notifications implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Notifications.class);
 
     /** Keys whose last contender is remembered before older ones are looked for and forgotten. */
     private static final int CONTENDERS_REMEMBERED = 1024;
@@ -121,13 +125,27 @@ final class Notifications implements AutoCloseable {
         }
         Set<Runnable> set = watches.get(key);
         if (set != null) {
-            set.forEach(Runnable::run);
+            set.forEach(Notifications::ask);
         }
     }
 
     private void wakeAll() {
         waits.values().forEach(set -> set.forEach(JdbcWait::message));
-        watches.values().forEach(set -> set.forEach(Runnable::run));
+        askAll();
+    }
+
+    /** Every kept lock's contenders may have asked unheard: each is let go of (at its release, when lent). */
+    private void askAll() {
+        watches.values().forEach(set -> set.forEach(Notifications::ask));
+    }
+
+    /** A watch's callback never breaks the listening loop. */
+    private static void ask(Runnable asked) {
+        try {
+            asked.run();
+        } catch (RuntimeException e) {
+            log.warn("a contender watch failed; the listening connection goes on", e);
+        }
     }
 
     private void listen() {
@@ -167,6 +185,10 @@ final class Notifications implements AutoCloseable {
                 if (closed) {
                     return;
                 }
+                // Contenders' notifications go unheard until a new connection listens: kept locks are let go of
+                // now, not when it comes back.
+                listeningSince = 0;
+                askAll();
                 // Waiters fall back on their timers meanwhile; a new connection wakes them all.
                 try {
                     Thread.sleep(backoff);

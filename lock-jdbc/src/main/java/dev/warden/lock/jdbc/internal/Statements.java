@@ -150,8 +150,12 @@ final class Statements {
     /**
      * {@link #ACQUIRE} on a table with the column {@code watched}: a grant sets it (true when the client may
      * keep the lock after release), and a poll that a live watched holder refuses notifies
-     * {@link #CONTENDER_CHANNEL} — only then does a refused poll write (a notification needs a commit). The
-     * statement's parts see the row as it was before it, so a poll that is granted never notifies. Parameters:
+     * {@link #CONTENDER_CHANNEL} — only then does a refused poll write (a notification needs a commit), and it
+     * commits without waiting for the flush, as a release does (a notification lost in a crash is repeated by the
+     * contender's next poll); a grant commits as configured. The statement's parts see the row as it was before
+     * it: a poll refused by a live holder notifies exactly when that holder is watched; one whose update waited
+     * for a concurrent release and was then granted may notify needlessly (the keeper just lets go); one refused
+     * by a holder that just expired notifies nothing and polls again at once (the expiry left is zero). Parameters:
      * owner, TTL ms, watched, namespace, name; namespace, name, owner, TTL ms, watched, namespace, name; namespace,
      * name; wake-up key, namespace, name.
      */
@@ -164,13 +168,16 @@ final class Statements {
             + "   SELECT ?, ?, ?, nextval('warden_lock_token'), clock_timestamp() + ? * interval '1 millisecond', ?"
             + "   WHERE NOT EXISTS (SELECT 1 FROM warden_lock WHERE namespace = ? AND name = ?)"
             + "   ON CONFLICT (namespace, name) DO NOTHING"
-            + "   RETURNING token)"
+            + "   RETURNING token),"
+            + " c AS (SELECT set_config('synchronous_commit', CASE WHEN EXISTS (SELECT 1 FROM u) OR EXISTS (SELECT 1 FROM i)"
+            + "   THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS s)"
             + " SELECT coalesce((SELECT token FROM u), (SELECT token FROM i)),"
             + " (SELECT CASE WHEN expires_at > clock_timestamp()"
             + "    THEN ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint ELSE 0 END"
             + "    FROM warden_lock WHERE namespace = ? AND name = ?),"
             + " (SELECT count(pg_notify('" + CONTENDER_CHANNEL + "', ?)) FROM warden_lock"
-            + "    WHERE namespace = ? AND name = ? AND watched AND expires_at > clock_timestamp())";
+            + "    WHERE namespace = ? AND name = ? AND watched AND expires_at > clock_timestamp()),"
+            + " (SELECT s FROM c)";
 
     /**
      * A release commits without waiting for its flush ({@code synchronous_commit} off for its own transaction):

@@ -95,14 +95,16 @@ final class ContenderWatches {
                     return;
                 }
                 if (children == null || !children.contains(ownNode)) {
-                    // The hold is gone (and the queue with it when null): nothing will queue behind it.
+                    // The hold is gone behind the cache's back (it closes the watch before it deletes): another
+                    // client may hold the lock already, so it is reported, and nothing more is watched.
                     stopped = true;
-                    return;
+                    report = true;
+                } else {
+                    Set<String> others = new HashSet<>(children);
+                    others.remove(ownNode);
+                    report = !known.containsAll(others);
+                    known = others;
                 }
-                Set<String> others = new HashSet<>(children);
-                others.remove(ownNode);
-                report = !known.containsAll(others);
-                known = others;
             }
             if (report) {
                 asked.run();
@@ -114,9 +116,9 @@ final class ContenderWatches {
             if (event.getType() == Event.EventType.None) {
                 // A disconnection leaves the watch to ZooKeeper, which sets it again on reconnecting and fires it
                 // if the children changed meanwhile. The session's end (expired, or its handle closed) takes the
-                // hold's node with it, as a read that no longer lists it: nothing more to watch.
-                if (QueuedAttempt.wakes(event)) {
-                    stop();
+                // hold's node with it: reported, as a read that no longer lists it is, and nothing more watched.
+                if (QueuedAttempt.wakes(event) && stop()) {
+                    asked.run();
                 }
                 return;
             }

@@ -142,7 +142,10 @@ final class Nodes {
         } catch (Exception e) {
             result.completeExceptionally(e);
         }
-        return result.exceptionallyCompose(error -> children(lockPath).thenCombine(floor(floorPath), Listing::new));
+        // In order, as the multi reads them: a floor read before the children could predate a holder's
+        // reservation that its release, seen by the children read, followed.
+        return result.exceptionallyCompose(error -> children(lockPath)
+                .thenCompose(children -> floor(floorPath).thenApply(floor -> new Listing(children, floor))));
     }
 
     /** The two reads' results; {@code rc} is the first read's error, so only results that are missing count. */

@@ -35,7 +35,36 @@ final class RisingNumbers {
      * token is then above {@code value} plus its czxid); false when {@code g} is no longer held.
      */
     CompletableFuture<Boolean> raiseFloorValue(ZooKeeperGrant g, long value) {
-        return raiseFloor(g, Paths.floorPath(g.path().substring(0, g.path().lastIndexOf('/'))), value, TRIES);
+        return raiseFloorValue(g, Paths.floorPath(g.path().substring(0, g.path().lastIndexOf('/'))), value, TRIES);
+    }
+
+    /**
+     * A floor already high enough counts only while the grant holds (its node, seen after the floor read,
+     * existed at that read: a czxid never comes back); for a grant that is gone it reserves nothing, since
+     * another client may hold the lock with a token the raise was to stay below. A write is guarded by the
+     * grant's node.
+     */
+    private CompletableFuture<Boolean> raiseFloorValue(ZooKeeperGrant g, String floorPath, long value, int tries) {
+        return nodes.floorNode(floorPath).thenCompose(read -> {
+            if (read.value() >= value) {
+                return holds(g);
+            }
+            return nodes.writeFloor(g.path(), g.version(), floorPath, read, value).thenCompose(written -> written
+                    ? CompletableFuture.completedFuture(true)
+                    : holds(g).thenCompose(holds -> {
+                        if (!holds) {
+                            return CompletableFuture.completedFuture(false);
+                        }
+                        if (tries <= 1) {
+                            throw movedTooOften("token floor " + floorPath);
+                        }
+                        return raiseFloorValue(g, floorPath, value, tries - 1);
+                    }));
+        });
+    }
+
+    private CompletableFuture<Boolean> holds(ZooKeeperGrant g) {
+        return nodes.stat(g.path()).thenApply(stat -> stat != null && stat.getCzxid() == g.czxid());
     }
 
     private CompletableFuture<Boolean> raiseFloor(ZooKeeperGrant g, String floorPath, long floor, int tries) {

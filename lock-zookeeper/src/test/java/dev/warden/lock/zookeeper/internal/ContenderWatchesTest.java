@@ -156,6 +156,7 @@ class ContenderWatchesTest {
         Grant next = grant(other, "reserved");
         assertThat(next.fencingToken()).isGreaterThan(kept.fencingToken() + 999);
         assertThat(ZooKeeperGrant.of(next).floor()).isEqualTo(ZooKeeperGrant.of(kept).floor() + 999);
+        assertThat(get(holder.reserveTokens(kept, 1000))).as("a grant that is gone reserves nothing, floor high enough or not").isFalse();
         assertThat(get(holder.reserveTokens(kept, 5000))).as("a grant that is gone moves the floor no further").isFalse();
         assertThat(ZooKeeperGrant.of(grant(holder, "after")).floor()).isEqualTo(ZooKeeperGrant.of(kept).floor() + 999);
         get(other.release(next));
