@@ -46,6 +46,11 @@ class QuotaOnSentinelTest {
         String account = "s-" + UUID.randomUUID();
         assertThat(quota.open(account, 1_000)).isInstanceOf(Outcome.Applied.class);
         assertThat(quota.deduct(account, 10, "before")).isInstanceOf(Outcome.Applied.class);
+        // SENTINEL FAILOVER promotes the replica without waiting for it to catch up (replication is
+        // asynchronous): under load the opening could still be on its way, and the promoted node would have no
+        // account. What this test checks starts once the replica has it.
+        assertThat(redis.sentinel().primary().command(Duration.ofSeconds(15), "WAIT", "1", "10000")).as("replicas that acknowledged")
+                .isEqualTo(1L);
         RedisServer replica = redis.sentinel().replica();
         replica.command("SCRIPT", "FLUSH");
 
