@@ -125,6 +125,15 @@ final class Calls implements AutoCloseable {
      * @param late told an answer that came after the stage had already failed
      */
     <T> CompletableFuture<T> call(String what, Body<T> body, Consumer<T> late) {
+        return call(what, timeoutMillis, body, late);
+    }
+
+    /** {@link #call(String, Body)} within {@code within} rather than the request timeout (the schema's DDL at open). */
+    <T> CompletableFuture<T> call(String what, Duration within, Body<T> body) {
+        return call(what, Math.max(1, within.toMillis()), body, late -> { });
+    }
+
+    private <T> CompletableFuture<T> call(String what, long timeoutMillis, Body<T> body, Consumer<T> late) {
         CompletableFuture<T> result = new CompletableFuture<>();
         if (closed) {
             result.completeExceptionally(closedException());

@@ -112,7 +112,7 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
     /** Whether the lock table lacks the column {@code watched} (created before lease caching, by someone else). */
     private static boolean watchedColumnMissing(Calls calls, Duration within) {
         try {
-            return calls.call("reading the lock table's columns", c -> {
+            return calls.call("reading the lock table's columns", within, c -> {
                 try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(Statements.WATCHED_COLUMN_MISSING)) {
                     return r.next() && r.getBoolean(1);
                 }
@@ -129,7 +129,7 @@ public final class JdbcDriver implements HolderListingDriver, HolderEvictingDriv
     }
 
     private static void createSchema(Calls calls, Duration within) {
-        CompletableFuture<Void> created = calls.call("creating the lock tables", c -> {
+        CompletableFuture<Void> created = calls.call("creating the lock tables", within, c -> {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 // DDL may wait for a lock longer than one request: give it the connect timeout.
